@@ -1,0 +1,3 @@
+//! Redline bags: MCAP parts plus `metadata.yaml`.
+
+pub mod verify;

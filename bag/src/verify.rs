@@ -1,0 +1,1 @@
+//! Independent MCAP verifier (in progress).
