@@ -1,0 +1,269 @@
+//! `metadata.yaml`: rosbag2's `rosbag2_bagfile_information` layout plus our `redline:` section.
+//!
+//! Reading is lenient (rosbag2 versions 4 to 9 and our own files all parse); writing always
+//! produces version 8 with every field rosbag2 expects.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{BagError, Result};
+
+/// The file name of the index inside a bag directory.
+pub const METADATA_FILE: &str = "metadata.yaml";
+
+/// The rosbag2 metadata version we write.
+pub const METADATA_VERSION: u32 = 8;
+
+/// The whole `metadata.yaml` document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// rosbag2's part, readable by ROS tooling.
+    pub rosbag2_bagfile_information: BagfileInformation,
+    /// What MCAP has no slot for. Absent in bags written by other tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redline: Option<RedlineSection>,
+}
+
+/// rosbag2's `rosbag2_bagfile_information`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BagfileInformation {
+    /// Layout version (we write 8).
+    pub version: u32,
+    /// Always `mcap` for bags this crate reads.
+    pub storage_identifier: String,
+    /// Last log time minus first.
+    pub duration: Duration,
+    /// First log time.
+    pub starting_time: StartingTime,
+    /// Messages in all parts.
+    pub message_count: u64,
+    /// One entry per topic.
+    pub topics_with_message_count: Vec<TopicWithCount>,
+    /// rosbag2 file/message compression; empty because MCAP compresses inside its chunks.
+    pub compression_format: String,
+    /// See `compression_format`.
+    pub compression_mode: String,
+    /// Part file names, relative to the bag directory, in order.
+    pub relative_file_paths: Vec<String>,
+    /// Per part: path, start, duration, count.
+    pub files: Vec<FileInformation>,
+    /// Free-form key/values (rosbag2 writes `~` when empty).
+    pub custom_data: Option<std::collections::BTreeMap<String, String>>,
+    /// The ROS distribution, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ros_distro: Option<String>,
+}
+
+/// A duration in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Duration {
+    /// Nanoseconds.
+    pub nanoseconds: u64,
+}
+
+/// A point in time in nanoseconds since the Unix epoch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartingTime {
+    /// Nanoseconds since the Unix epoch.
+    pub nanoseconds_since_epoch: u64,
+}
+
+/// A topic and how many messages it has.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TopicWithCount {
+    /// The topic's description.
+    pub topic_metadata: TopicMetadata,
+    /// Messages on the topic in all parts.
+    pub message_count: u64,
+}
+
+/// rosbag2's description of a topic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TopicMetadata {
+    /// The topic name.
+    pub name: String,
+    /// The type: our registry name (`EngineRpm`) or a ROS type (`std_msgs/msg/String`).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// `capnproto`, `cdr`, `json`, ...
+    pub serialization_format: String,
+    /// rosbag2 QoS profiles (a YAML string in version 8, a list in 9); kept as found.
+    pub offered_qos_profiles: serde_yaml_ng::Value,
+    /// rosbag2's type description hash; empty for ours.
+    pub type_description_hash: String,
+}
+
+/// One part in rosbag2's `files` list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FileInformation {
+    /// Relative file name.
+    pub path: String,
+    /// First log time in the part.
+    pub starting_time: StartingTime,
+    /// Last minus first log time in the part.
+    pub duration: Duration,
+    /// Messages in the part.
+    pub message_count: u64,
+}
+
+/// Our own section: what the parts cannot say about themselves.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RedlineSection {
+    /// Messages that never reached the recording (queue overflow, capture eviction).
+    pub dropped_messages: u64,
+    /// Messages that arrived without a publisher timestamp (publish_time = log_time).
+    pub unstamped_messages: u64,
+    /// Topics advertised during the recording that never published a message.
+    pub advertised_never_published: Vec<Advertised>,
+    /// Per part: state, count, time range.
+    pub parts: Vec<PartRecord>,
+    /// Set on bags made from another bag (`bag export`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRecord>,
+}
+
+/// A topic seen advertised (liveliness) with its schema.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Advertised {
+    /// The topic (zenoh key).
+    pub topic: String,
+    /// Registry schema name.
+    pub schema: String,
+}
+
+/// The state of a part file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartState {
+    /// Closed cleanly: summary and indexes present.
+    #[default]
+    Complete,
+    /// Still being written (the recorder is running, or was killed: reindex decides).
+    Open,
+    /// Its writer died: no summary; messages are recovered by a file-order scan.
+    Torn,
+}
+
+/// Our record of one part.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PartRecord {
+    /// Relative file name.
+    pub path: String,
+    /// Complete, open or torn.
+    pub state: PartState,
+    /// Messages in the part (for a torn part: messages recovered).
+    pub message_count: u64,
+    /// First log time, ns.
+    pub start_ns: u64,
+    /// Last log time, ns.
+    pub end_ns: u64,
+}
+
+/// Where an exported bag came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SourceRecord {
+    /// The source bag's path as given.
+    pub path: String,
+    /// First log time kept, ns.
+    pub start_ns: u64,
+    /// Last log time kept, ns.
+    pub end_ns: u64,
+    /// Topics kept (empty: all).
+    pub topics: Vec<String>,
+}
+
+impl Metadata {
+    /// Reads and parses `path` (a `metadata.yaml`).
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = fs::read_to_string(path).map_err(|e| BagError::io("reading", path, e))?;
+        Self::parse(&text).map_err(|message| BagError::BadMetadata {
+            path: path.to_path_buf(),
+            message,
+        })
+    }
+
+    /// Parses the text of a `metadata.yaml`.
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// The YAML text.
+    pub fn to_yaml(&self) -> String {
+        // Serializing plain structs of strings and integers cannot fail.
+        serde_yaml_ng::to_string(self).unwrap_or_default()
+    }
+
+    /// Writes `dir/metadata.yaml` atomically: a temporary file, fsync, rename, fsync of the
+    /// directory. Readers see the old index or the new one, never a half-written one.
+    pub fn store_atomically(&self, dir: &Path) -> Result<()> {
+        let final_path = dir.join(METADATA_FILE);
+        let tmp_path: PathBuf = dir.join(format!(".{METADATA_FILE}.tmp"));
+        let mut file =
+            fs::File::create(&tmp_path).map_err(|e| BagError::io("creating", &tmp_path, e))?;
+        file.write_all(self.to_yaml().as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| BagError::io("writing", &tmp_path, e))?;
+        drop(file);
+        fs::rename(&tmp_path, &final_path).map_err(|e| BagError::io("renaming", &tmp_path, e))?;
+        sync_dir(dir)
+    }
+}
+
+/// fsyncs a directory so that a rename inside it survives a power cut.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    let handle = fs::File::open(dir).map_err(|e| BagError::io("opening", dir, e))?;
+    handle
+        .sync_all()
+        .map_err(|e| BagError::io("syncing", dir, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rosbag2_version_4_and_7_files_parse() {
+        let v4 = "rosbag2_bagfile_information:\n  version: 4\n  storage_identifier: mcap\n  duration:\n    nanoseconds: 5\n  starting_time:\n    nanoseconds_since_epoch: 7\n  message_count: 2\n  topics_with_message_count:\n  - message_count: 2\n    topic_metadata:\n      name: /a\n      offered_qos_profiles: ''\n      serialization_format: cdr\n      type: std_msgs/msg/String\n  relative_file_paths:\n  - a.mcap\n";
+        let m = Metadata::parse(v4).expect("parses");
+        let info = &m.rosbag2_bagfile_information;
+        assert_eq!(info.version, 4);
+        assert_eq!(info.message_count, 2);
+        assert_eq!(info.topics_with_message_count[0].topic_metadata.type_name, "std_msgs/msg/String");
+        assert!(m.redline.is_none());
+    }
+
+    #[test]
+    fn our_section_round_trips() {
+        let mut m = Metadata::default();
+        m.rosbag2_bagfile_information.version = METADATA_VERSION;
+        m.redline = Some(RedlineSection {
+            dropped_messages: 3,
+            unstamped_messages: 4,
+            advertised_never_published: vec![Advertised {
+                topic: "car/horn".into(),
+                schema: "EngineRpm".into(),
+            }],
+            parts: vec![PartRecord {
+                path: "b_0.mcap".into(),
+                state: PartState::Torn,
+                message_count: 9,
+                start_ns: 1,
+                end_ns: 2,
+            }],
+            source: None,
+        });
+        let text = m.to_yaml();
+        assert!(text.contains("state: torn"), "{text}");
+        assert_eq!(Metadata::parse(&text).expect("parses"), m);
+    }
+}

@@ -1,0 +1,295 @@
+//! One part of a recording: where it is, what state it is in, and how to read it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryReaderOptions};
+
+use crate::channel::{ChannelSpec, SchemaSpec};
+use crate::error::{BagError, Result};
+use crate::scan::{Damage, Definition, FileOrderScanner, ScanItem, MCAP_MAGIC};
+
+/// The health of one part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartStatus {
+    /// Closed cleanly.
+    Complete,
+    /// The writer died: read in file order up to `damage`.
+    Torn {
+        /// Where the readable data ends and why.
+        damage: Damage,
+    },
+    /// Listed in `metadata.yaml` but not on disk.
+    Missing,
+    /// Not an MCAP file at all.
+    Garbage {
+        /// What was found.
+        what: String,
+    },
+}
+
+impl PartStatus {
+    /// A short word for tables: `complete`, `torn`, `missing`, `garbage`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            PartStatus::Complete => "complete",
+            PartStatus::Torn { .. } => "torn",
+            PartStatus::Missing => "missing",
+            PartStatus::Garbage { .. } => "garbage",
+        }
+    }
+
+    /// True when messages can be read from the part.
+    pub fn readable(&self) -> bool {
+        matches!(self, PartStatus::Complete | PartStatus::Torn { .. })
+    }
+}
+
+/// How a readable part is read.
+#[derive(Debug, Clone)]
+pub(crate) enum PartAccess {
+    /// Through its summary and chunk indexes (seekable).
+    Indexed(Arc<mcap::Summary>),
+    /// In file order from the start.
+    FileOrder,
+    /// Not readable.
+    Unreadable,
+}
+
+/// What is known of one part after opening.
+#[derive(Debug, Clone)]
+pub struct PartInfo {
+    /// File name relative to the recording (or the file itself).
+    pub name: String,
+    /// Full path.
+    pub path: PathBuf,
+    /// Complete, torn, missing or garbage.
+    pub status: PartStatus,
+    /// Size on disk (0 when missing).
+    pub size_bytes: u64,
+    /// Messages in the part (for a torn part: the messages recovered).
+    pub message_count: u64,
+    /// First and last log time, when the part has messages.
+    pub time_range_ns: Option<(u64, u64)>,
+    /// Chunk compressions used (`zstd`, `lz4`, `` for none).
+    pub compression: BTreeSet<String>,
+    /// Whether counts came from the summary (no data was read) or from a scan.
+    pub counted_by_scan: bool,
+    /// Whether `metadata.yaml` lists this part (false when discovered on disk).
+    pub listed_in_index: bool,
+    pub(crate) access: PartAccess,
+    /// Part-local channel id -> channel content, and message counts per part-local channel.
+    pub(crate) channels: BTreeMap<u16, ChannelSpec>,
+    pub(crate) channel_counts: BTreeMap<u16, u64>,
+    /// Part-local channel id -> recording-wide channel index, filled by the reader.
+    pub(crate) global_ids: HashMap<u16, usize>,
+}
+
+impl PartInfo {
+    fn empty(name: String, path: PathBuf, status: PartStatus, listed: bool) -> Self {
+        PartInfo {
+            name,
+            path,
+            status,
+            size_bytes: 0,
+            message_count: 0,
+            time_range_ns: None,
+            compression: BTreeSet::new(),
+            counted_by_scan: false,
+            listed_in_index: listed,
+            access: PartAccess::Unreadable,
+            channels: BTreeMap::new(),
+            channel_counts: BTreeMap::new(),
+            global_ids: HashMap::new(),
+        }
+    }
+
+    /// Opens and classifies the part at `path`.
+    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool) -> Result<Self> {
+        let mut file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::empty(name, path, PartStatus::Missing, listed));
+            }
+            Err(e) => return Err(BagError::io("opening", &path, e)),
+        };
+        let size = file
+            .metadata()
+            .map_err(|e| BagError::io("reading metadata of", &path, e))?
+            .len();
+        let mut magic = [0u8; 8];
+        let got = read_up_to(&mut file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
+        if got > 0 && magic.get(..got) != MCAP_MAGIC.get(..got) {
+            let mut info = Self::empty(
+                name,
+                path,
+                PartStatus::Garbage {
+                    what: "does not start with the MCAP magic".into(),
+                },
+                listed,
+            );
+            info.size_bytes = size;
+            return Ok(info);
+        }
+        let summary = if got == 8 {
+            read_summary(&mut file, size).ok().flatten()
+        } else {
+            None
+        };
+        let mut info = Self::empty(name, path, PartStatus::Complete, listed);
+        info.size_bytes = size;
+        match summary {
+            Some(summary) if indexable(&summary) => info.fill_from_summary(summary),
+            _ => info.fill_from_scan()?,
+        }
+        Ok(info)
+    }
+
+    fn fill_from_summary(&mut self, summary: mcap::Summary) {
+        for (id, channel) in &summary.channels {
+            self.channels.insert(*id, ChannelSpec::from_mcap(channel));
+        }
+        for index in &summary.chunk_indexes {
+            self.compression.insert(index.compression.clone());
+        }
+        if let Some(stats) = &summary.stats {
+            self.message_count = stats.message_count;
+            self.channel_counts = stats.channel_message_counts.clone();
+            if stats.message_count > 0 {
+                self.time_range_ns = Some((stats.message_start_time, stats.message_end_time));
+            }
+        }
+        self.access = PartAccess::Indexed(Arc::new(summary));
+    }
+
+    fn fill_from_scan(&mut self) -> Result<()> {
+        let mut scanner = FileOrderScanner::open(&self.path)?;
+        let mut schemas: HashMap<u16, SchemaSpec> = HashMap::new();
+        let mut range: Option<(u64, u64)> = None;
+        while let Some(item) = scanner.next_item()? {
+            match item {
+                ScanItem::Definition(Definition::Schema {
+                    id,
+                    name,
+                    encoding,
+                    data,
+                }) => {
+                    schemas.insert(id, SchemaSpec { name, encoding, data });
+                }
+                ScanItem::Definition(Definition::Channel {
+                    id,
+                    schema_id,
+                    mut spec_without_schema,
+                }) => {
+                    spec_without_schema.schema = schemas.get(&schema_id).cloned();
+                    self.channels.insert(id, spec_without_schema);
+                }
+                ScanItem::Message(m) => {
+                    self.message_count += 1;
+                    *self.channel_counts.entry(m.channel_id).or_insert(0) += 1;
+                    range = Some(match range {
+                        None => (m.log_time, m.log_time),
+                        Some((a, b)) => (a.min(m.log_time), b.max(m.log_time)),
+                    });
+                }
+            }
+        }
+        self.time_range_ns = range;
+        self.counted_by_scan = true;
+        self.access = PartAccess::FileOrder;
+        if let Some(damage) = scanner.damage() {
+            let damage = damage.clone();
+            self.status = if damage.offset == 0 && self.size_bytes >= 8 {
+                PartStatus::Garbage { what: damage.what }
+            } else {
+                PartStatus::Torn { damage }
+            };
+        }
+        Ok(())
+    }
+}
+
+/// A summary we can read through: chunk indexes, and channels for every counted message.
+fn indexable(summary: &mcap::Summary) -> bool {
+    if summary.chunk_indexes.is_empty() || summary.channels.is_empty() {
+        return false;
+    }
+    summary.stats.as_ref().is_some_and(|stats| {
+        stats
+            .channel_message_counts
+            .keys()
+            .all(|id| summary.channels.contains_key(id))
+    })
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// Reads the summary section of a part without reading its data section.
+pub(crate) fn read_summary(file: &mut File, size: u64) -> mcap::McapResult<Option<mcap::Summary>> {
+    let mut reader = SummaryReader::new_with_options(
+        SummaryReaderOptions::default()
+            .with_file_size(size)
+            .with_record_length_limit(1 << 30),
+    );
+    while let Some(event) = reader.next_event() {
+        match event? {
+            SummaryReadEvent::ReadRequest(n) => {
+                let read = file.read(reader.insert(n))?;
+                reader.notify_read(read);
+            }
+            SummaryReadEvent::SeekRequest(to) => {
+                let pos = file.seek(to)?;
+                reader.notify_seeked(pos);
+            }
+        }
+    }
+    Ok(reader.finish())
+}
+
+/// Orders part file names by their numeric suffix (`b_2` before `b_10`), then by name.
+pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
+    let stem = name.strip_suffix(".mcap").unwrap_or(name);
+    match stem.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (base.to_string(), n.parse().unwrap_or(u64::MAX), name.to_string())
+        }
+        _ => (stem.to_string(), 0, name.to_string()),
+    }
+}
+
+/// The `*.mcap` files in `dir`, in part order.
+pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".mcap"))
+        .collect();
+    names.sort_by_key(|n| part_sort_key(n));
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_sort_numerically() {
+        let mut names = vec!["b_10.mcap", "b_2.mcap", "b_0.mcap", "a.mcap"];
+        names.sort_by_key(|n| part_sort_key(n));
+        assert_eq!(names, ["a.mcap", "b_0.mcap", "b_2.mcap", "b_10.mcap"]);
+    }
+}

@@ -1,0 +1,641 @@
+//! [`BagReader`]: a bag directory, a single `.mcap` file or a rosbag2 directory, read as one
+//! stream in log-time order, tolerant of torn, missing and garbage parts.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions};
+
+use crate::channel::ChannelSpec;
+use crate::error::{BagError, Result};
+use crate::metadata::{Advertised, Metadata, METADATA_FILE};
+use crate::part::{discover_parts, PartAccess, PartInfo, PartStatus};
+use crate::scan::{FileOrderScanner, ScanItem};
+
+/// What kind of path a recording was opened from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordingKind {
+    /// A directory with `metadata.yaml` that has our `redline:` section.
+    Bag,
+    /// A directory with a rosbag2 `metadata.yaml` written by another tool.
+    Rosbag2,
+    /// A directory of `.mcap` files without `metadata.yaml` (parts discovered on disk).
+    UnindexedDirectory,
+    /// A single `.mcap` file.
+    McapFile,
+}
+
+/// A channel of the recording, unified across parts by content.
+#[derive(Debug, Clone)]
+pub struct ChannelInfo {
+    /// Index in [`BagReader::channels`].
+    pub id: usize,
+    /// Topic, encodings, schema and metadata.
+    pub spec: ChannelSpec,
+    /// Messages on this channel in all readable parts.
+    pub message_count: u64,
+}
+
+/// The state of the recording's index file.
+#[derive(Debug, Clone)]
+pub enum IndexState {
+    /// `metadata.yaml` was read.
+    Present(Box<Metadata>),
+    /// There is none (a single file, or a directory without one).
+    Absent,
+    /// It exists but could not be parsed; parts were discovered on disk instead.
+    Unreadable(String),
+}
+
+/// Which messages to read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadFilter {
+    /// Only these topics (`None`: all).
+    pub topics: Option<BTreeSet<String>>,
+    /// Only log times at or after this.
+    pub start_ns: Option<u64>,
+    /// Only log times before this.
+    pub end_ns: Option<u64>,
+}
+
+impl ReadFilter {
+    /// Every message.
+    pub fn all() -> Self {
+        Self::default()
+    }
+
+    /// Only these topics.
+    pub fn topics<I: IntoIterator<Item = S>, S: Into<String>>(mut self, topics: I) -> Self {
+        self.topics = Some(topics.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Log times at or after `start_ns`.
+    pub fn start_ns(mut self, start_ns: u64) -> Self {
+        self.start_ns = Some(start_ns);
+        self
+    }
+
+    /// Log times before `end_ns`.
+    pub fn end_ns(mut self, end_ns: u64) -> Self {
+        self.end_ns = Some(end_ns);
+        self
+    }
+
+    fn includes_time(&self, t: u64) -> bool {
+        self.start_ns.is_none_or(|s| t >= s) && self.end_ns.is_none_or(|e| t < e)
+    }
+}
+
+/// A message borrowed from the reader.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageRef<'a> {
+    /// The channel it was published on.
+    pub channel: &'a ChannelInfo,
+    /// `Message.sequence`.
+    pub sequence: u32,
+    /// When the recorder received it, ns since the epoch.
+    pub log_time_ns: u64,
+    /// When the publisher stamped it (log time if it came unstamped).
+    pub publish_time_ns: u64,
+    /// The payload, byte for byte.
+    pub data: &'a [u8],
+    /// Index of the part it came from in [`BagReader::parts`].
+    pub part: usize,
+}
+
+/// An owned message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    /// Index in [`BagReader::channels`].
+    pub channel: usize,
+    /// `Message.sequence`.
+    pub sequence: u32,
+    /// Log time, ns.
+    pub log_time_ns: u64,
+    /// Publish time, ns.
+    pub publish_time_ns: u64,
+    /// The payload.
+    pub data: Vec<u8>,
+}
+
+impl MessageRef<'_> {
+    /// Copies the message out of the reader.
+    pub fn to_owned(&self) -> Message {
+        Message {
+            channel: self.channel.id,
+            sequence: self.sequence,
+            log_time_ns: self.log_time_ns,
+            publish_time_ns: self.publish_time_ns,
+            data: self.data.to_vec(),
+        }
+    }
+}
+
+/// A problem met while reading messages: a part stops early; the rest still reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadIssue {
+    /// The part's name.
+    pub part: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl std::fmt::Display for ReadIssue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.part, self.message)
+    }
+}
+
+/// An opened recording.
+#[derive(Debug, Clone)]
+pub struct BagReader {
+    path: PathBuf,
+    kind: RecordingKind,
+    index: IndexState,
+    parts: Vec<PartInfo>,
+    channels: Vec<ChannelInfo>,
+    notes: Vec<String>,
+}
+
+impl BagReader {
+    /// Opens a bag directory, a rosbag2 directory, a directory of parts, or one `.mcap` file.
+    ///
+    /// Reads `metadata.yaml` and each part's summary; parts without a summary are scanned once.
+    /// Missing, garbage and torn parts are reported in [`Self::parts`], never fatal.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let meta = std::fs::metadata(&path).map_err(|e| BagError::io("opening", &path, e))?;
+        let mut notes = Vec::new();
+        let (kind, index, listed) = if meta.is_dir() {
+            let index_path = path.join(METADATA_FILE);
+            let index = if index_path.exists() {
+                match Metadata::load(&index_path) {
+                    Ok(m) => IndexState::Present(Box::new(m)),
+                    Err(e) => {
+                        notes.push(format!("{e}; parts were discovered on disk instead"));
+                        IndexState::Unreadable(e.to_string())
+                    }
+                }
+            } else {
+                IndexState::Absent
+            };
+            let (kind, listed) = match &index {
+                IndexState::Present(m) => {
+                    let kind = if m.redline.is_some() {
+                        RecordingKind::Bag
+                    } else {
+                        RecordingKind::Rosbag2
+                    };
+                    (kind, listed_parts(m))
+                }
+                _ => {
+                    if matches!(index, IndexState::Absent) {
+                        notes.push("no metadata.yaml: parts were discovered on disk".into());
+                    }
+                    (RecordingKind::UnindexedDirectory, Vec::new())
+                }
+            };
+            (kind, index, listed)
+        } else {
+            (RecordingKind::McapFile, IndexState::Absent, Vec::new())
+        };
+
+        let mut names: Vec<(String, bool)> = listed.iter().map(|n| (n.clone(), true)).collect();
+        if meta.is_dir() {
+            for found in discover_parts(&path)? {
+                if !listed.contains(&found) {
+                    if !listed.is_empty() {
+                        notes.push(format!("{found} is on disk but not listed in metadata.yaml"));
+                    }
+                    names.push((found, false));
+                }
+            }
+            if names.is_empty() {
+                return Err(BagError::NotARecording {
+                    path,
+                    why: "the directory holds no .mcap files and no metadata.yaml listing any"
+                        .into(),
+                });
+            }
+        }
+
+        let mut parts = Vec::with_capacity(names.len().max(1));
+        if meta.is_dir() {
+            for (name, listed) in names {
+                let part_path = path.join(&name);
+                parts.push(PartInfo::inspect(name, part_path, listed)?);
+            }
+        } else {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let part = PartInfo::inspect(name, path.clone(), false)?;
+            if let PartStatus::Garbage { what } = &part.status {
+                return Err(BagError::NotARecording {
+                    path,
+                    why: what.clone(),
+                });
+            }
+            parts.push(part);
+        }
+
+        let channels = unify_channels(&mut parts);
+        Ok(BagReader {
+            path,
+            kind,
+            index,
+            parts,
+            channels,
+            notes,
+        })
+    }
+
+    /// The path it was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What kind of recording this is.
+    pub fn kind(&self) -> RecordingKind {
+        self.kind
+    }
+
+    /// The index file's state.
+    pub fn index(&self) -> &IndexState {
+        &self.index
+    }
+
+    /// The parsed `metadata.yaml`, if there is one.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        match &self.index {
+            IndexState::Present(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Every part, in order, with its state.
+    pub fn parts(&self) -> &[PartInfo] {
+        &self.parts
+    }
+
+    /// Every channel, unified across parts.
+    pub fn channels(&self) -> &[ChannelInfo] {
+        &self.channels
+    }
+
+    /// Plain sentences about how the recording was opened (discovered parts and the like).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Messages in all readable parts.
+    pub fn message_count(&self) -> u64 {
+        self.parts.iter().map(|p| p.message_count).sum()
+    }
+
+    /// First and last log time over all parts.
+    pub fn time_range_ns(&self) -> Option<(u64, u64)> {
+        self.parts
+            .iter()
+            .filter_map(|p| p.time_range_ns)
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
+    }
+
+    /// Messages the recorder counted as dropped (`None` when the recording has no such count).
+    pub fn dropped_messages(&self) -> Option<u64> {
+        self.metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map(|r| r.dropped_messages)
+    }
+
+    /// Messages recorded without a publisher timestamp (`None` when unknown).
+    pub fn unstamped_messages(&self) -> Option<u64> {
+        self.metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map(|r| r.unstamped_messages)
+    }
+
+    /// Topics advertised but never published, as the recorder saw them.
+    pub fn advertised_never_published(&self) -> &[Advertised] {
+        self.metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map_or(&[], |r| r.advertised_never_published.as_slice())
+    }
+
+    /// Starts reading messages in log-time order.
+    pub fn messages(&self, filter: &ReadFilter) -> Result<MessageCursor<'_>> {
+        let wanted: Option<BTreeSet<usize>> = filter.topics.as_ref().map(|topics| {
+            self.channels
+                .iter()
+                .filter(|c| topics.contains(&c.spec.topic))
+                .map(|c| c.id)
+                .collect()
+        });
+        let mut sources = Vec::new();
+        for (index, part) in self.parts.iter().enumerate() {
+            if let Some((first, last)) = part.time_range_ns {
+                let before = filter.end_ns.is_some_and(|e| first >= e);
+                let after = filter.start_ns.is_some_and(|s| last < s);
+                if before || after {
+                    continue;
+                }
+            }
+            let source = match &part.access {
+                PartAccess::Indexed(summary) => {
+                    let mut options = IndexedReaderOptions::new();
+                    if let Some(topics) = &filter.topics {
+                        options = options.include_topics(topics.iter().cloned());
+                    }
+                    if let Some(s) = filter.start_ns {
+                        options = options.starting_at(s);
+                    }
+                    if let Some(e) = filter.end_ns {
+                        options = options.ending_before(e);
+                    }
+                    let reader = IndexedReader::new_with_options(summary, options)
+                        .map_err(|e| BagError::mcap(&part.path, e))?;
+                    let file = File::open(&part.path)
+                        .map_err(|e| BagError::io("opening", &part.path, e))?;
+                    Source::Indexed {
+                        reader,
+                        file,
+                        chunk: Vec::new(),
+                    }
+                }
+                PartAccess::FileOrder => Source::FileOrder {
+                    scanner: Box::new(FileOrderScanner::open(&part.path)?),
+                },
+                PartAccess::Unreadable => continue,
+            };
+            sources.push(PartCursor {
+                part: index,
+                source,
+                head: Head::default(),
+                has_head: false,
+                done: false,
+            });
+        }
+        let mut cursor = MessageCursor {
+            reader: self,
+            filter: filter.clone(),
+            wanted,
+            sources,
+            issues: Vec::new(),
+            started: false,
+            current: None,
+        };
+        cursor.prime();
+        Ok(cursor)
+    }
+}
+
+/// Part names from an index: ours (with states) first, else rosbag2's list.
+fn listed_parts(m: &Metadata) -> Vec<String> {
+    let info = &m.rosbag2_bagfile_information;
+    let mut names: Vec<String> = info.relative_file_paths.clone();
+    for f in &info.files {
+        if !names.contains(&f.path) {
+            names.push(f.path.clone());
+        }
+    }
+    if let Some(r) = &m.redline {
+        for p in &r.parts {
+            if !names.contains(&p.path) {
+                names.push(p.path.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Gives every distinct channel content one recording-wide id.
+fn unify_channels(parts: &mut [PartInfo]) -> Vec<ChannelInfo> {
+    let mut channels: Vec<ChannelInfo> = Vec::new();
+    let mut by_content: HashMap<ChannelSpec, usize> = HashMap::new();
+    for part in parts.iter_mut() {
+        let mut global_ids = HashMap::new();
+        for (local, spec) in &part.channels {
+            let id = *by_content.entry(spec.clone()).or_insert_with(|| {
+                channels.push(ChannelInfo {
+                    id: channels.len(),
+                    spec: spec.clone(),
+                    message_count: 0,
+                });
+                channels.len() - 1
+            });
+            global_ids.insert(*local, id);
+            let count = part.channel_counts.get(local).copied().unwrap_or(0);
+            if let Some(c) = channels.get_mut(id) {
+                c.message_count += count;
+            }
+        }
+        part.global_ids = global_ids;
+    }
+    channels
+}
+
+#[derive(Default)]
+struct Head {
+    channel: usize,
+    sequence: u32,
+    log_time: u64,
+    publish_time: u64,
+    data: Vec<u8>,
+}
+
+enum Source {
+    Indexed {
+        reader: IndexedReader,
+        file: File,
+        chunk: Vec<u8>,
+    },
+    FileOrder {
+        scanner: Box<FileOrderScanner>,
+    },
+}
+
+struct PartCursor {
+    part: usize,
+    source: Source,
+    head: Head,
+    has_head: bool,
+    done: bool,
+}
+
+/// Reads messages of a [`BagReader`] in log-time order across parts.
+///
+/// Call [`MessageCursor::next_message`] until it returns `None`, then look at
+/// [`MessageCursor::issues`]: a part that stopped early is reported there and the others still
+/// read. Parts read in file order (torn ones) are merged as they come, so their messages can be
+/// slightly out of order.
+pub struct MessageCursor<'r> {
+    reader: &'r BagReader,
+    filter: ReadFilter,
+    wanted: Option<BTreeSet<usize>>,
+    sources: Vec<PartCursor>,
+    issues: Vec<ReadIssue>,
+    started: bool,
+    current: Option<usize>,
+}
+
+impl<'r> MessageCursor<'r> {
+    /// Problems met so far.
+    pub fn issues(&self) -> &[ReadIssue] {
+        &self.issues
+    }
+
+    fn prime(&mut self) {
+        for i in 0..self.sources.len() {
+            self.advance(i);
+        }
+    }
+
+    /// The next message in log-time order, or `None` when every part is exhausted.
+    pub fn next_message(&mut self) -> Option<MessageRef<'_>> {
+        if self.started {
+            if let Some(i) = self.current.take() {
+                self.advance(i);
+            }
+        }
+        self.started = true;
+        let mut best: Option<(u64, usize)> = None;
+        for (i, s) in self.sources.iter().enumerate() {
+            if s.has_head && best.is_none_or(|(t, _)| s.head.log_time < t) {
+                best = Some((s.head.log_time, i));
+            }
+        }
+        let (_, i) = best?;
+        self.current = Some(i);
+        let source = self.sources.get(i)?;
+        let channel = self.reader.channels.get(source.head.channel)?;
+        Some(MessageRef {
+            channel,
+            sequence: source.head.sequence,
+            log_time_ns: source.head.log_time,
+            publish_time_ns: source.head.publish_time,
+            data: &source.head.data,
+            part: source.part,
+        })
+    }
+
+    /// Loads the next wanted message of source `i` into its head.
+    fn advance(&mut self, i: usize) {
+        let Some(cursor) = self.sources.get_mut(i) else {
+            return;
+        };
+        cursor.has_head = false;
+        if cursor.done {
+            return;
+        }
+        let Some(part) = self.reader.parts.get(cursor.part) else {
+            return;
+        };
+        let outcome = match &mut cursor.source {
+            Source::Indexed {
+                reader,
+                file,
+                chunk,
+            } => next_indexed(reader, file, chunk, part, &mut cursor.head),
+            Source::FileOrder { scanner } => {
+                next_file_order(scanner, part, &self.filter, &self.wanted, &mut cursor.head)
+            }
+        };
+        match outcome {
+            Ok(true) => cursor.has_head = true,
+            Ok(false) => cursor.done = true,
+            Err(message) => {
+                cursor.done = true;
+                self.issues.push(ReadIssue {
+                    part: part.name.clone(),
+                    message,
+                });
+            }
+        }
+    }
+}
+
+impl Iterator for MessageCursor<'_> {
+    type Item = Message;
+    fn next(&mut self) -> Option<Message> {
+        self.next_message().map(|m| m.to_owned())
+    }
+}
+
+fn next_indexed(
+    reader: &mut IndexedReader,
+    file: &mut File,
+    chunk: &mut Vec<u8>,
+    part: &PartInfo,
+    head: &mut Head,
+) -> std::result::Result<bool, String> {
+    loop {
+        let Some(event) = reader.next_event() else {
+            return Ok(false);
+        };
+        match event {
+            Err(e) => return Err(format!("stopped reading: {e}")),
+            Ok(IndexedReadEvent::ReadChunkRequest { offset, length }) => {
+                chunk.clear();
+                chunk.resize(length, 0);
+                file.seek(SeekFrom::Start(offset))
+                    .and_then(|_| file.read_exact(chunk))
+                    .map_err(|e| format!("reading chunk at byte {offset}: {e}"))?;
+                reader
+                    .insert_chunk_record_data(offset, chunk)
+                    .map_err(|e| format!("chunk at byte {offset}: {e}"))?;
+            }
+            Ok(IndexedReadEvent::Message { header, data }) => {
+                let Some(channel) = part.global_ids.get(&header.channel_id) else {
+                    return Err(format!(
+                        "message refers to channel {} that the summary does not define",
+                        header.channel_id
+                    ));
+                };
+                head.channel = *channel;
+                head.sequence = header.sequence;
+                head.log_time = header.log_time;
+                head.publish_time = header.publish_time;
+                head.data.clear();
+                head.data.extend_from_slice(data);
+                return Ok(true);
+            }
+        }
+    }
+}
+
+fn next_file_order(
+    scanner: &mut FileOrderScanner,
+    part: &PartInfo,
+    filter: &ReadFilter,
+    wanted: &Option<BTreeSet<usize>>,
+    head: &mut Head,
+) -> std::result::Result<bool, String> {
+    loop {
+        let item = scanner.next_item().map_err(|e| e.to_string())?;
+        let Some(item) = item else {
+            return Ok(false);
+        };
+        let ScanItem::Message(m) = item else {
+            continue;
+        };
+        let Some(channel) = part.global_ids.get(&m.channel_id) else {
+            // A message before (or without) its channel record: nothing to attribute it to.
+            continue;
+        };
+        if wanted.as_ref().is_some_and(|w| !w.contains(channel)) || !filter.includes_time(m.log_time)
+        {
+            continue;
+        }
+        head.channel = *channel;
+        head.sequence = m.sequence;
+        head.log_time = m.log_time;
+        head.publish_time = m.publish_time;
+        head.data.clear();
+        head.data.extend_from_slice(m.data);
+        return Ok(true);
+    }
+}

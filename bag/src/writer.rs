@@ -1,0 +1,667 @@
+//! [`BagWriter`]: writes a bag directory of rolling MCAP parts plus `metadata.yaml`.
+//!
+//! Built so that a killed writer loses as little as possible:
+//! - parts are written with mcap's `disable_seeking(true)`, so no chunk header is ever left with
+//!   placeholder lengths, and without zstd worker threads, so a closed chunk is on disk;
+//! - a chunk closes by size (about 4 MiB) or by age (about 1 s), and every closed chunk is handed to
+//!   the OS at once, so a crash loses at most about a second of data;
+//! - `metadata.yaml` is rewritten atomically at creation, on every roll and at close.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::channel::ChannelSpec;
+use crate::error::{BagError, Result};
+use crate::metadata::{
+    Advertised, BagfileInformation, FileInformation, Metadata, PartRecord, PartState,
+    RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount, METADATA_VERSION,
+};
+
+/// Chunk compression.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Compression {
+    /// zstd (the default): about a quarter of the raw size for typical telemetry.
+    #[default]
+    Zstd,
+    /// lz4: faster, larger.
+    Lz4,
+    /// No compression.
+    None,
+}
+
+impl Compression {
+    fn to_mcap(self) -> Option<mcap::Compression> {
+        match self {
+            Compression::Zstd => Some(mcap::Compression::Zstd),
+            Compression::Lz4 => Some(mcap::Compression::Lz4),
+            Compression::None => None,
+        }
+    }
+
+    /// The name MCAP records use (`zstd`, `lz4`, or empty).
+    pub fn mcap_name(self) -> &'static str {
+        match self {
+            Compression::Zstd => "zstd",
+            Compression::Lz4 => "lz4",
+            Compression::None => "",
+        }
+    }
+}
+
+impl std::str::FromStr for Compression {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "zstd" => Ok(Compression::Zstd),
+            "lz4" => Ok(Compression::Lz4),
+            "none" | "" => Ok(Compression::None),
+            other => Err(format!("unknown compression {other:?} (zstd, lz4 or none)")),
+        }
+    }
+}
+
+/// Options for [`BagWriter`], built like mcap's `WriteOptions`.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    compression: Compression,
+    chunk_size_bytes: u64,
+    chunk_max_age: Option<Duration>,
+    part_max_bytes: Option<u64>,
+    part_max_duration_ns: Option<u64>,
+    source: Option<SourceRecord>,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            compression: Compression::Zstd,
+            chunk_size_bytes: 4 * 1024 * 1024,
+            chunk_max_age: Some(Duration::from_secs(1)),
+            part_max_bytes: None,
+            part_max_duration_ns: None,
+            source: None,
+        }
+    }
+}
+
+impl WriteOptions {
+    /// Defaults: zstd, 4 MiB or 1 s chunks, one part.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Chunk compression.
+    pub fn compression(mut self, compression: Compression) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// Close a chunk once it holds about this many uncompressed bytes.
+    pub fn chunk_size_bytes(mut self, bytes: u64) -> Self {
+        self.chunk_size_bytes = bytes.max(1);
+        self
+    }
+
+    /// Close a chunk once its first message is this old (wall clock), bounding what a crash
+    /// loses. `None` for offline rewrites where only size matters.
+    pub fn chunk_max_age(mut self, age: Option<Duration>) -> Self {
+        self.chunk_max_age = age;
+        self
+    }
+
+    /// Start a new part once the current one reaches about this many bytes on disk.
+    pub fn part_max_bytes(mut self, bytes: Option<u64>) -> Self {
+        self.part_max_bytes = bytes.map(|b| b.max(1));
+        self
+    }
+
+    /// Start a new part once the current one spans this much log time.
+    pub fn part_max_duration_ns(mut self, ns: Option<u64>) -> Self {
+        self.part_max_duration_ns = ns;
+        self
+    }
+
+    /// Record in `metadata.yaml` that this bag was cut from another one.
+    pub fn source(mut self, source: SourceRecord) -> Self {
+        self.source = Some(source);
+        self
+    }
+}
+
+/// A handle to a channel added to a [`BagWriter`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChannelId(pub(crate) usize);
+
+/// What a closed bag holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BagSummary {
+    /// The bag directory.
+    pub dir: PathBuf,
+    /// Every part, in order.
+    pub parts: Vec<PartRecord>,
+    /// Messages written.
+    pub message_count: u64,
+    /// Messages counted as dropped.
+    pub dropped_messages: u64,
+    /// Messages written without a publisher timestamp.
+    pub unstamped_messages: u64,
+    /// Advertised topics that never published.
+    pub advertised_never_published: Vec<Advertised>,
+}
+
+struct ChannelState {
+    spec: ChannelSpec,
+    next_sequence: u32,
+    message_count: u64,
+}
+
+/// A file that counts what is written to it, so parts can roll by size.
+struct CountingFile {
+    inner: BufWriter<fs::File>,
+    written: Arc<AtomicU64>,
+}
+
+impl Write for CountingFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl Seek for CountingFile {
+    // With `disable_seeking(true)` mcap only asks where it is.
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match pos {
+            SeekFrom::Current(0) => Ok(self.written.load(Ordering::Relaxed)),
+            _ => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "bag parts are written without seeking",
+            )),
+        }
+    }
+}
+
+struct OpenPart {
+    record: PartRecord,
+    path: PathBuf,
+    writer: mcap::Writer<CountingFile>,
+    bytes_written: Arc<AtomicU64>,
+    mcap_channel_ids: HashMap<usize, u16>,
+    mcap_schema_ids: HashMap<usize, u16>,
+    chunk_bytes: u64,
+    chunk_opened_at: Option<Instant>,
+}
+
+/// Writes a bag: a directory `NAME/` of `NAME_0.mcap`, `NAME_1.mcap`, ... and `metadata.yaml`.
+pub struct BagWriter {
+    dir: PathBuf,
+    name: String,
+    options: WriteOptions,
+    channels: Vec<ChannelState>,
+    channel_lookup: HashMap<ChannelSpec, ChannelId>,
+    part: Option<OpenPart>,
+    finished_parts: Vec<PartRecord>,
+    dropped_messages: u64,
+    unstamped_messages: u64,
+    advertised: BTreeSet<Advertised>,
+    closed: bool,
+}
+
+/// Bytes an MCAP message record takes besides its payload (opcode, length, header).
+const MESSAGE_RECORD_OVERHEAD: u64 = 1 + 8 + 2 + 4 + 8 + 8;
+
+impl BagWriter {
+    /// Creates `dir` (or uses it if it exists and is empty) and starts part 0.
+    pub fn create(dir: impl AsRef<Path>, options: WriteOptions) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        match fs::read_dir(&dir) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(BagError::DirectoryNotEmpty(dir));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                fs::create_dir_all(&dir).map_err(|e| BagError::io("creating", &dir, e))?;
+            }
+            Err(e) => return Err(BagError::io("opening", &dir, e)),
+        }
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("bag")
+            .to_string();
+        let mut writer = BagWriter {
+            dir,
+            name,
+            options,
+            channels: Vec::new(),
+            channel_lookup: HashMap::new(),
+            part: None,
+            finished_parts: Vec::new(),
+            dropped_messages: 0,
+            unstamped_messages: 0,
+            advertised: BTreeSet::new(),
+            closed: false,
+        };
+        writer.open_part()?;
+        writer.store_metadata()?;
+        Ok(writer)
+    }
+
+    /// The bag directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Adds a channel (or returns the handle of an identical one added before).
+    pub fn add_channel(&mut self, spec: ChannelSpec) -> ChannelId {
+        if let Some(id) = self.channel_lookup.get(&spec) {
+            return *id;
+        }
+        let id = ChannelId(self.channels.len());
+        self.channel_lookup.insert(spec.clone(), id);
+        self.channels.push(ChannelState {
+            spec,
+            next_sequence: 1,
+            message_count: 0,
+        });
+        id
+    }
+
+    /// Writes one message. `publish_time_ns: None` means the sample came unstamped: the
+    /// publish time is set to the log time and the unstamped count grows.
+    pub fn write(
+        &mut self,
+        channel: ChannelId,
+        log_time_ns: u64,
+        publish_time_ns: Option<u64>,
+        data: &[u8],
+    ) -> Result<()> {
+        let state = self
+            .channels
+            .get_mut(channel.0)
+            .ok_or(BagError::UnknownChannel(channel.0))?;
+        let sequence = state.next_sequence;
+        state.next_sequence = state.next_sequence.wrapping_add(1);
+        let publish = match publish_time_ns {
+            Some(t) => t,
+            None => {
+                self.unstamped_messages += 1;
+                log_time_ns
+            }
+        };
+        self.write_message(channel, sequence, log_time_ns, publish, data)
+    }
+
+    /// Writes one message exactly as given (sequence and both times), as when copying a
+    /// recording. Does not touch the unstamped count.
+    pub fn write_message(
+        &mut self,
+        channel: ChannelId,
+        sequence: u32,
+        log_time_ns: u64,
+        publish_time_ns: u64,
+        data: &[u8],
+    ) -> Result<()> {
+        if self.channels.get(channel.0).is_none() {
+            return Err(BagError::UnknownChannel(channel.0));
+        }
+        self.roll_if_due(log_time_ns)?;
+        let mcap_channel = self.mcap_channel(channel)?;
+        let part = self.current_part()?;
+        let header = mcap::records::MessageHeader {
+            channel_id: mcap_channel,
+            sequence,
+            log_time: log_time_ns,
+            publish_time: publish_time_ns,
+        };
+        part.writer
+            .write_to_known_channel(&header, data)
+            .map_err(|e| BagError::mcap(&part.path, e))?;
+        let record = &mut part.record;
+        if record.message_count == 0 {
+            record.start_ns = log_time_ns;
+            record.end_ns = log_time_ns;
+        } else {
+            record.start_ns = record.start_ns.min(log_time_ns);
+            record.end_ns = record.end_ns.max(log_time_ns);
+        }
+        record.message_count += 1;
+        part.chunk_bytes += MESSAGE_RECORD_OVERHEAD + data.len() as u64;
+        part.chunk_opened_at.get_or_insert_with(Instant::now);
+        if let Some(state) = self.channels.get_mut(channel.0) {
+            state.message_count += 1;
+        }
+        self.close_chunk_if_due()
+    }
+
+    /// Counts `n` messages that never reached the recording.
+    pub fn add_dropped(&mut self, n: u64) {
+        self.dropped_messages += n;
+    }
+
+    /// Counts `n` messages that were written elsewhere without a publisher timestamp (used when
+    /// copying a bag whose index already counted them).
+    pub fn add_unstamped(&mut self, n: u64) {
+        self.unstamped_messages += n;
+    }
+
+    /// Records that `topic` was advertised with registry schema `schema`.
+    pub fn advertise(&mut self, topic: &str, schema: &str) {
+        self.advertised.insert(Advertised {
+            topic: topic.to_string(),
+            schema: schema.to_string(),
+        });
+    }
+
+    /// Closes the current chunk if it is older than the age limit. Call it from an idle loop so
+    /// a quiet recording still reaches the disk.
+    pub fn flush_if_stale(&mut self) -> Result<()> {
+        self.close_chunk_if_due()
+    }
+
+    /// Closes the current chunk and hands it to the OS.
+    pub fn flush(&mut self) -> Result<()> {
+        let part = self.current_part()?;
+        part.writer
+            .flush()
+            .map_err(|e| BagError::mcap(&part.path, e))?;
+        part.chunk_bytes = 0;
+        part.chunk_opened_at = None;
+        Ok(())
+    }
+
+    /// Finishes the last part, writes the final `metadata.yaml` and says what was written.
+    pub fn close(mut self) -> Result<BagSummary> {
+        self.finish()?;
+        Ok(self.summary())
+    }
+
+    fn summary(&self) -> BagSummary {
+        BagSummary {
+            dir: self.dir.clone(),
+            parts: self.finished_parts.clone(),
+            message_count: self.channels.iter().map(|c| c.message_count).sum(),
+            dropped_messages: self.dropped_messages,
+            unstamped_messages: self.unstamped_messages,
+            advertised_never_published: self.advertised_never_published(),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        self.finish_part()?;
+        self.store_metadata()
+    }
+
+    fn current_part(&mut self) -> Result<&mut OpenPart> {
+        if self.part.is_none() {
+            self.open_part()?;
+            self.store_metadata()?;
+        }
+        self.part
+            .as_mut()
+            .ok_or_else(|| BagError::InvalidArgument("the bag writer is closed".into()))
+    }
+
+    fn open_part(&mut self) -> Result<()> {
+        let index = self.finished_parts.len();
+        let file_name = format!("{}_{index}.mcap", self.name);
+        let path = self.dir.join(&file_name);
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| BagError::io("creating", &path, e))?;
+        let bytes_written = Arc::new(AtomicU64::new(0));
+        let sink = CountingFile {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            written: Arc::clone(&bytes_written),
+        };
+        let writer = part_write_options(self.options.compression)
+            .chunk_size(None)
+            .create(sink)
+            .map_err(|e| BagError::mcap(&path, e))?;
+        self.part = Some(OpenPart {
+            record: PartRecord {
+                path: file_name,
+                state: PartState::Open,
+                ..PartRecord::default()
+            },
+            path,
+            writer,
+            bytes_written,
+            mcap_channel_ids: HashMap::new(),
+            mcap_schema_ids: HashMap::new(),
+            chunk_bytes: 0,
+            chunk_opened_at: None,
+        });
+        Ok(())
+    }
+
+    fn finish_part(&mut self) -> Result<()> {
+        let Some(mut part) = self.part.take() else {
+            return Ok(());
+        };
+        part.writer
+            .finish()
+            .map_err(|e| BagError::mcap(&part.path, e))?;
+        let sink = part.writer.into_inner();
+        let file = sink
+            .inner
+            .into_inner()
+            .map_err(|e| BagError::io("writing", &part.path, e.into_error()))?;
+        file.sync_all()
+            .map_err(|e| BagError::io("syncing", &part.path, e))?;
+        part.record.state = PartState::Complete;
+        self.finished_parts.push(part.record);
+        Ok(())
+    }
+
+    fn roll_if_due(&mut self, log_time_ns: u64) -> Result<()> {
+        let Some(part) = self.part.as_ref() else {
+            return Ok(());
+        };
+        if part.record.message_count == 0 {
+            return Ok(());
+        }
+        let too_big = self
+            .options
+            .part_max_bytes
+            .is_some_and(|max| part.writer_position() >= max);
+        let too_long = self.options.part_max_duration_ns.is_some_and(|max| {
+            log_time_ns.saturating_sub(part.record.start_ns) >= max
+        });
+        if too_big || too_long {
+            self.finish_part()?;
+            self.open_part()?;
+            self.store_metadata()?;
+        }
+        Ok(())
+    }
+
+    fn close_chunk_if_due(&mut self) -> Result<()> {
+        let Some(part) = self.part.as_ref() else {
+            return Ok(());
+        };
+        let too_big = part.chunk_bytes >= self.options.chunk_size_bytes;
+        let too_old = match (part.chunk_opened_at, self.options.chunk_max_age) {
+            (Some(opened), Some(max)) => opened.elapsed() >= max,
+            _ => false,
+        };
+        if too_big || too_old {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The part-local MCAP channel id, adding schema and channel to the part on first use so a
+    /// part's summary lists exactly what its data section holds.
+    fn mcap_channel(&mut self, channel: ChannelId) -> Result<u16> {
+        let Some(state) = self.channels.get(channel.0) else {
+            return Err(BagError::UnknownChannel(channel.0));
+        };
+        let spec = &state.spec;
+        let Some(part) = self.part.as_mut() else {
+            return Err(BagError::InvalidArgument("the bag writer is closed".into()));
+        };
+        if let Some(id) = part.mcap_channel_ids.get(&channel.0) {
+            return Ok(*id);
+        }
+        let schema_id = match &spec.schema {
+            None => 0,
+            Some(schema) => match part.mcap_schema_ids.get(&channel.0) {
+                Some(id) => *id,
+                None => {
+                    let id = part
+                        .writer
+                        .add_schema(&schema.name, &schema.encoding, &schema.data)
+                        .map_err(|e| BagError::mcap(&part.path, e))?;
+                    part.mcap_schema_ids.insert(channel.0, id);
+                    part.chunk_bytes += schema.data.len() as u64;
+                    id
+                }
+            },
+        };
+        let id = part
+            .writer
+            .add_channel(schema_id, &spec.topic, &spec.message_encoding, &spec.metadata)
+            .map_err(|e| BagError::mcap(&part.path, e))?;
+        part.mcap_channel_ids.insert(channel.0, id);
+        Ok(id)
+    }
+
+    fn advertised_never_published(&self) -> Vec<Advertised> {
+        let published: BTreeSet<&str> = self
+            .channels
+            .iter()
+            .filter(|c| c.message_count > 0)
+            .map(|c| c.spec.topic.as_str())
+            .collect();
+        self.advertised
+            .iter()
+            .filter(|a| !published.contains(a.topic.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    fn metadata(&self) -> Metadata {
+        let mut parts = self.finished_parts.clone();
+        if let Some(open) = &self.part {
+            parts.push(open.record.clone());
+        }
+        let mut topics: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+        for c in &self.channels {
+            let key = (
+                c.spec.topic.clone(),
+                c.spec.type_name().to_string(),
+                c.spec.message_encoding.clone(),
+            );
+            *topics.entry(key).or_insert(0) += c.message_count;
+        }
+        let info = bagfile_information(&parts, topics);
+        Metadata {
+            rosbag2_bagfile_information: info,
+            redline: Some(RedlineSection {
+                dropped_messages: self.dropped_messages,
+                unstamped_messages: self.unstamped_messages,
+                advertised_never_published: self.advertised_never_published(),
+                parts,
+                source: self.options.source.clone(),
+            }),
+        }
+    }
+
+    fn store_metadata(&self) -> Result<()> {
+        self.metadata().store_atomically(&self.dir)
+    }
+}
+
+impl OpenPart {
+    /// Bytes of the part handed to the file so far (the open chunk adds at most a chunk).
+    fn writer_position(&self) -> u64 {
+        self.bytes_written.load(Ordering::Relaxed)
+    }
+}
+
+/// MCAP options every part is written with: no seek-back placeholders, no worker threads.
+pub(crate) fn part_write_options(compression: Compression) -> mcap::WriteOptions {
+    mcap::WriteOptions::new()
+        .compression(compression.to_mcap())
+        .disable_seeking(true)
+        .compression_threads(0)
+        .library(concat!("redline-bag/", env!("CARGO_PKG_VERSION")))
+}
+
+/// Builds rosbag2's section from part records and per-(topic, type, encoding) counts.
+pub(crate) fn bagfile_information(
+    parts: &[PartRecord],
+    topics: BTreeMap<(String, String, String), u64>,
+) -> BagfileInformation {
+    let counted: Vec<&PartRecord> = parts.iter().filter(|p| p.message_count > 0).collect();
+    let start = counted.iter().map(|p| p.start_ns).min().unwrap_or(0);
+    let end = counted.iter().map(|p| p.end_ns).max().unwrap_or(0);
+    BagfileInformation {
+        version: METADATA_VERSION,
+        storage_identifier: "mcap".into(),
+        duration: crate::metadata::Duration {
+            nanoseconds: end.saturating_sub(start),
+        },
+        starting_time: StartingTime {
+            nanoseconds_since_epoch: start,
+        },
+        message_count: parts.iter().map(|p| p.message_count).sum(),
+        topics_with_message_count: topics
+            .into_iter()
+            .map(|((name, type_name, encoding), count)| TopicWithCount {
+                topic_metadata: TopicMetadata {
+                    name,
+                    type_name,
+                    serialization_format: encoding,
+                    offered_qos_profiles: serde_yaml_ng::Value::String(String::new()),
+                    type_description_hash: String::new(),
+                },
+                message_count: count,
+            })
+            .collect(),
+        compression_format: String::new(),
+        compression_mode: String::new(),
+        relative_file_paths: parts.iter().map(|p| p.path.clone()).collect(),
+        files: parts
+            .iter()
+            .map(|p| FileInformation {
+                path: p.path.clone(),
+                starting_time: StartingTime {
+                    nanoseconds_since_epoch: p.start_ns,
+                },
+                duration: crate::metadata::Duration {
+                    nanoseconds: p.end_ns.saturating_sub(p.start_ns),
+                },
+                message_count: p.message_count,
+            })
+            .collect(),
+        custom_data: None,
+        ros_distro: None,
+    }
+}
+
+impl Drop for BagWriter {
+    fn drop(&mut self) {
+        // A writer dropped without `close()` (an early return, a panic elsewhere) still leaves a
+        // complete bag; errors here have nobody to go to.
+        let _ = self.finish();
+    }
+}
