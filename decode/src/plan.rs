@@ -1,0 +1,186 @@
+//! A compiled schema: the leaf table, the decoders, and the entry points the app calls.
+
+use std::ops::Range;
+
+use crate::error::DecodeError;
+use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
+use crate::row::Row;
+use crate::value::{Scalar, Value};
+use crate::{capnp_schema, json, ros2msg};
+
+/// Where a channel's schema comes from: the MCAP Channel's message encoding and its Schema record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaSource<'a> {
+    /// Channel message encoding: `capnproto`, `cdr` or `json`.
+    pub message_encoding: &'a str,
+    /// Schema encoding: `capnproto`, `ros2msg`, `ros2idl`, `jsonschema` or empty.
+    pub schema_encoding: &'a str,
+    /// Schema name: `file.capnp:Type`, `pkg/msg/Type`, ...
+    pub schema_name: &'a str,
+    /// Schema record data: a serialized CodeGeneratorRequest, `.msg` text, ...
+    pub schema_data: &'a [u8],
+}
+
+/// What one [`Plan::decode`] call changed besides the row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// Slots of leaves first seen in this message (empty in the steady state).
+    pub new_leaves: Range<usize>,
+    /// A list was longer than [`Limits::max_list_elements`]; its tail was not flattened.
+    pub clipped: bool,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Capnp(capnp_schema::Schema),
+    Cdr(ros2msg::MsgSet),
+    Json,
+}
+
+/// A schema compiled for fast repeated decoding; see the [crate docs](crate).
+///
+/// `Plan` is `Send`, so a decoding worker can own it.
+#[derive(Debug)]
+pub struct Plan {
+    backend: Backend,
+    table: LeafTable,
+    root: Branch,
+    limits: Limits,
+    type_name: String,
+}
+
+/// Compiles a schema into a [`Plan`] with default [`Limits`].
+pub fn compile(src: &SchemaSource<'_>) -> Result<Plan, DecodeError> {
+    compile_with(src, Limits::default())
+}
+
+/// Compiles a schema into a [`Plan`] with the given [`Limits`].
+pub fn compile_with(src: &SchemaSource<'_>, limits: Limits) -> Result<Plan, DecodeError> {
+    let unknown = || DecodeError::UnknownEncoding {
+        message_encoding: src.message_encoding.to_owned(),
+        schema_encoding: src.schema_encoding.to_owned(),
+    };
+    let (backend, type_name) = match (src.message_encoding, src.schema_encoding) {
+        ("capnproto" | "capnp", "capnproto" | "capnp") => {
+            let s = capnp_schema::compile(src.schema_name, src.schema_data)?;
+            let name = s.root_name.clone();
+            (Backend::Capnp(s), name)
+        }
+        ("cdr", "ros2msg" | "ros2idl") => {
+            let text = std::str::from_utf8(src.schema_data).map_err(|_| {
+                DecodeError::bad_schema(src.schema_name, "schema text is not UTF-8")
+            })?;
+            let set = if src.schema_encoding == "ros2idl" {
+                crate::ros2idl::parse(src.schema_name, text)?
+            } else {
+                ros2msg::parse(src.schema_name, text)?
+            };
+            let name = set.root_name().to_owned();
+            (Backend::Cdr(set), name)
+        }
+        ("json", "jsonschema" | "") => (Backend::Json, src.schema_name.to_owned()),
+        _ => return Err(unknown()),
+    };
+    Ok(Plan {
+        backend,
+        table: LeafTable::default(),
+        root: Branch::root(),
+        limits,
+        type_name,
+    })
+}
+
+impl Plan {
+    /// The numeric leaves learned so far; a leaf's slot is its index here. Slots never change.
+    ///
+    /// Leaves are learned as messages show them (list elements, JSON keys, struct pointers), so
+    /// this grows during the first messages; [`Decoded::new_leaves`] tells the caller when.
+    pub fn leaves(&self) -> &[Leaf] {
+        &self.table.leaves
+    }
+
+    /// The slot of the leaf spelled `path`, if it has been seen.
+    pub fn slot(&self, path: &str) -> Option<usize> {
+        self.table.find(path)
+    }
+
+    /// The root type's name as the schema spells it.
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+
+    /// The limits this plan was compiled with.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Decodes one message's numeric leaves into `row` (reused across messages; no allocation
+    /// once every shape has been seen). Leaves the message does not carry read as absent.
+    ///
+    /// On error the row holds whatever was decoded before the error; treat it as absent.
+    pub fn decode(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
+        let before = self.table.len();
+        row.begin(before);
+        let limits = self.limits;
+        let mut sink = Sink::new(&mut self.table, row, limits);
+        let result = match &self.backend {
+            Backend::Capnp(s) => s.decode(bytes, &mut self.root, &mut sink, &limits),
+            Backend::Cdr(m) => m.decode(bytes, &mut self.root, &mut sink, &limits),
+            Backend::Json => json::decode(bytes, &mut self.root, &mut sink, &limits),
+        };
+        let clipped = sink.clipped;
+        result?;
+        Ok(Decoded {
+            new_leaves: before..self.table.len(),
+            clipped,
+        })
+    }
+
+    /// Decodes one message into a full tree (text, data, enum names, unions, lists) for an
+    /// inspector. Allocates; not for the plotting path.
+    pub fn decode_tree(&self, bytes: &[u8]) -> Result<Value, DecodeError> {
+        match &self.backend {
+            Backend::Capnp(s) => s.tree(bytes, &self.limits),
+            Backend::Cdr(m) => m.tree(bytes, &self.limits),
+            Backend::Json => json::tree(bytes, &self.limits),
+        }
+    }
+
+    /// Decodes one message into `(path, value)` pairs, in decode order: a convenience for
+    /// `bag cat --json`. Allocates; use [`Plan::decode`] with a reused [`Row`] for plotting.
+    pub fn decode_fields(&mut self, bytes: &[u8]) -> Result<Vec<(String, Scalar)>, DecodeError> {
+        let mut row = Row::new();
+        self.decode(bytes, &mut row)?;
+        Ok(row
+            .present()
+            .filter_map(|(slot, v)| Some((self.table.leaves.get(slot)?.path.clone(), v)))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_is_send() {
+        fn send<T: Send>() {}
+        send::<Plan>();
+        send::<Row>();
+    }
+
+    #[test]
+    fn unknown_pairs_are_classified() {
+        let src = SchemaSource {
+            message_encoding: "protobuf",
+            schema_encoding: "protobuf",
+            schema_name: "x",
+            schema_data: b"",
+        };
+        let err = compile(&src).err();
+        assert_eq!(
+            err.map(|e| e.class()),
+            Some(crate::ErrorClass::UnknownEncoding)
+        );
+    }
+}
