@@ -55,6 +55,9 @@ pub(crate) enum PartAccess {
     Indexed(Arc<mcap::Summary>),
     /// In file order from the start.
     FileOrder,
+    /// In file order, then sorted by log time in memory (a part without indexes whose messages
+    /// are not in log-time order).
+    FileOrderSorted,
     /// Not readable.
     Unreadable,
 }
@@ -142,8 +145,22 @@ impl PartInfo {
         let mut info = Self::empty(name, path, PartStatus::Complete, listed);
         info.size_bytes = size;
         match summary {
-            Some(summary) if indexable(&summary) => info.fill_from_summary(summary),
-            _ => info.fill_from_scan()?,
+            Some(summary) if self_describing(&summary) => info.fill_from_summary(summary),
+            summary => {
+                // No summary, or a foreign one that lacks statistics or definitions: learn
+                // channels and counts by reading the part once. A complete part is still read
+                // through its chunk indexes, so that its messages come in log-time order.
+                info.fill_from_scan()?;
+                if info.status == PartStatus::Complete {
+                    let summary = match summary {
+                        Some(s) if !s.chunk_indexes.is_empty() => Some(s),
+                        _ => rebuild_summary(&mut file, size, &info.channels),
+                    };
+                    if let Some(summary) = summary.filter(|s| !s.chunk_indexes.is_empty()) {
+                        info.access = PartAccess::Indexed(Arc::new(summary));
+                    }
+                }
+            }
         }
         Ok(info)
     }
@@ -169,6 +186,8 @@ impl PartInfo {
         let mut scanner = FileOrderScanner::open(&self.path)?;
         let mut schemas: HashMap<u16, SchemaSpec> = HashMap::new();
         let mut range: Option<(u64, u64)> = None;
+        let mut in_order = true;
+        let mut last_time = 0u64;
         while let Some(item) = scanner.next_item()? {
             match item {
                 ScanItem::Definition(Definition::Schema {
@@ -189,6 +208,8 @@ impl PartInfo {
                 }
                 ScanItem::Message(m) => {
                     self.message_count += 1;
+                    in_order &= m.log_time >= last_time;
+                    last_time = m.log_time;
                     *self.channel_counts.entry(m.channel_id).or_insert(0) += 1;
                     range = Some(match range {
                         None => (m.log_time, m.log_time),
@@ -199,7 +220,11 @@ impl PartInfo {
         }
         self.time_range_ns = range;
         self.counted_by_scan = true;
-        self.access = PartAccess::FileOrder;
+        self.access = if in_order {
+            PartAccess::FileOrder
+        } else {
+            PartAccess::FileOrderSorted
+        };
         if let Some(damage) = scanner.damage() {
             let damage = damage.clone();
             self.status = if damage.offset == 0 && self.size_bytes >= 8 {
@@ -212,17 +237,76 @@ impl PartInfo {
     }
 }
 
-/// A summary we can read through: chunk indexes, and channels for every counted message.
-fn indexable(summary: &mcap::Summary) -> bool {
-    if summary.chunk_indexes.is_empty() || summary.channels.is_empty() {
+/// A summary that tells everything without reading data: chunk indexes, statistics, and every
+/// schema and channel the statistics count.
+fn self_describing(summary: &mcap::Summary) -> bool {
+    let Some(stats) = &summary.stats else {
         return false;
-    }
-    summary.stats.as_ref().is_some_and(|stats| {
-        stats
+    };
+    !summary.chunk_indexes.is_empty()
+        && summary.schemas.len() == usize::from(stats.schema_count)
+        && summary.channels.len() == stats.channel_count as usize
+        && stats
             .channel_message_counts
             .keys()
             .all(|id| summary.channels.contains_key(id))
-    })
+}
+
+/// A summary for reading through chunk indexes, built from the footer's summary section and
+/// channels found by a scan (used when mcap cannot read the summary alone, e.g. a summary that
+/// repeats channels but not their schemas).
+fn rebuild_summary(
+    file: &mut File,
+    size: u64,
+    channels: &BTreeMap<u16, ChannelSpec>,
+) -> Option<mcap::Summary> {
+    const FOOTER_RECORD: u64 = 1 + 8 + 8 + 8 + 4;
+    let footer_at = size.checked_sub(8 + FOOTER_RECORD)?;
+    let mut footer = [0u8; FOOTER_RECORD as usize];
+    file.seek(std::io::SeekFrom::Start(footer_at)).ok()?;
+    file.read_exact(&mut footer).ok()?;
+    if footer[0] != crate::scan::op::FOOTER {
+        return None;
+    }
+    let summary_start = u64::from_le_bytes(footer.get(9..17)?.try_into().ok()?);
+    if summary_start == 0 || summary_start >= footer_at {
+        return None;
+    }
+    let mut section = vec![0u8; usize::try_from(footer_at - summary_start).ok()?];
+    file.seek(std::io::SeekFrom::Start(summary_start)).ok()?;
+    file.read_exact(&mut section).ok()?;
+    let mut summary = mcap::Summary::default();
+    let mut rest = section.as_slice();
+    while rest.len() >= 9 {
+        let opcode = rest[0];
+        let len = usize::try_from(u64::from_le_bytes(rest[1..9].try_into().ok()?)).ok()?;
+        let body = rest.get(9..9usize.checked_add(len)?)?;
+        if let Ok(mcap::records::Record::ChunkIndex(index)) = mcap::parse_record(opcode, body) {
+            summary.chunk_indexes.push(index);
+        }
+        rest = &rest[9 + len..];
+    }
+    for (id, spec) in channels {
+        let schema = spec.schema.as_ref().map(|s| {
+            Arc::new(mcap::Schema {
+                id: 0,
+                name: s.name.clone(),
+                encoding: s.encoding.clone(),
+                data: std::borrow::Cow::Owned(s.data.clone()),
+            })
+        });
+        summary.channels.insert(
+            *id,
+            Arc::new(mcap::Channel {
+                id: *id,
+                topic: spec.topic.clone(),
+                schema,
+                message_encoding: spec.message_encoding.clone(),
+                metadata: spec.metadata.clone(),
+            }),
+        );
+    }
+    Some(summary)
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {

@@ -369,6 +369,20 @@ impl BagReader {
                 PartAccess::FileOrder => Source::FileOrder {
                     scanner: Box::new(FileOrderScanner::open(&part.path)?),
                 },
+                PartAccess::FileOrderSorted => {
+                    let mut scanner = FileOrderScanner::open(&part.path)?;
+                    let mut messages = Vec::new();
+                    let mut head = Head::default();
+                    while next_file_order(&mut scanner, part, filter, &wanted, &mut head)
+                        .unwrap_or(false)
+                    {
+                        messages.push(std::mem::take(&mut head));
+                    }
+                    // Stable: equal log times keep their file order.
+                    messages.sort_by_key(|m| m.log_time);
+                    messages.reverse();
+                    Source::Sorted { messages }
+                }
                 PartAccess::Unreadable => continue,
             };
             sources.push(PartCursor {
@@ -455,6 +469,10 @@ enum Source {
     },
     FileOrder {
         scanner: Box<FileOrderScanner>,
+    },
+    /// Already read and sorted; popped from the back.
+    Sorted {
+        messages: Vec<Head>,
     },
 }
 
@@ -543,6 +561,13 @@ impl<'r> MessageCursor<'r> {
             Source::FileOrder { scanner } => {
                 next_file_order(scanner, part, &self.filter, &self.wanted, &mut cursor.head)
             }
+            Source::Sorted { messages } => match messages.pop() {
+                Some(m) => {
+                    cursor.head = m;
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
         };
         match outcome {
             Ok(true) => cursor.has_head = true,
