@@ -100,6 +100,8 @@ impl Value {
                 let i: usize = idx.strip_suffix(']')?.parse().ok()?;
                 cur = match cur {
                     Self::List(items) => items.get(i)?,
+                    // A byte array's element is not a separate value in the tree.
+                    Self::Data(bytes) if bytes.len() > i => return Some(cur),
                     _ => return None,
                 };
             }
