@@ -213,6 +213,9 @@ pub struct BagWriter {
     dropped_messages: u64,
     unstamped_messages: u64,
     advertised: BTreeSet<Advertised>,
+    /// Drop, unstamped and advertisement counts as the index on disk last recorded them.
+    indexed_counters: (u64, u64, usize),
+    last_index_store: Option<Instant>,
     closed: bool,
 }
 
@@ -251,6 +254,8 @@ impl BagWriter {
             dropped_messages: 0,
             unstamped_messages: 0,
             advertised: BTreeSet::new(),
+            indexed_counters: (0, 0, 0),
+            last_index_store: None,
             closed: false,
         };
         writer.open_part()?;
@@ -378,7 +383,28 @@ impl BagWriter {
             .map_err(|e| BagError::mcap(&part.path, e))?;
         part.chunk_bytes = 0;
         part.chunk_opened_at = None;
-        Ok(())
+        self.store_metadata_if_counters_changed()
+    }
+
+    /// Keeps drop and unstamped counts on disk between rolls, so that a killed recorder's bag
+    /// still says it lost messages. At most once a second, except for the first change.
+    fn store_metadata_if_counters_changed(&mut self) -> Result<()> {
+        let counters = (
+            self.dropped_messages,
+            self.unstamped_messages,
+            self.advertised.len(),
+        );
+        if counters == self.indexed_counters {
+            return Ok(());
+        }
+        let recently = self
+            .last_index_store
+            .is_some_and(|t| t.elapsed() < Duration::from_secs(1));
+        let first_change = self.indexed_counters == (0, 0, 0);
+        if recently && !first_change {
+            return Ok(());
+        }
+        self.store_metadata()
     }
 
     /// Finishes the last part, writes the final `metadata.yaml` and says what was written.
@@ -585,8 +611,15 @@ impl BagWriter {
         }
     }
 
-    fn store_metadata(&self) -> Result<()> {
-        self.metadata().store_atomically(&self.dir)
+    fn store_metadata(&mut self) -> Result<()> {
+        self.metadata().store_atomically(&self.dir)?;
+        self.indexed_counters = (
+            self.dropped_messages,
+            self.unstamped_messages,
+            self.advertised.len(),
+        );
+        self.last_index_store = Some(Instant::now());
+        Ok(())
     }
 }
 
