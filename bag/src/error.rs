@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum BagError {
     /// An I/O call failed on a path.
-    #[error("{op} {path:?}: {source}")]
+    #[error("{op} {path:?}")]
     Io {
         /// What we were doing ("opening", "writing", ...).
         op: &'static str,
@@ -17,7 +17,7 @@ pub enum BagError {
         source: std::io::Error,
     },
     /// The mcap crate refused something while writing or reading a part.
-    #[error("MCAP error in {path:?}: {source}")]
+    #[error("MCAP error in {path:?}")]
     Mcap {
         /// The part concerned.
         path: PathBuf,
@@ -63,6 +63,18 @@ pub enum BagError {
 }
 
 impl BagError {
+    /// The message with its causes, for places that keep errors as text.
+    pub fn detail(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            text.push_str(": ");
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        text
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         BagError::Io {
             op,

@@ -10,8 +10,8 @@ use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedRead
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
-use crate::metadata::{Advertised, Metadata, METADATA_FILE};
-use crate::part::{discover_parts, PartAccess, PartInfo, PartStatus};
+use crate::metadata::{Advertised, METADATA_FILE, Metadata};
+use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts};
 use crate::scan::{FileOrderScanner, ScanItem};
 
 /// What kind of path a recording was opened from.
@@ -175,8 +175,11 @@ impl BagReader {
                 match Metadata::load(&index_path) {
                     Ok(m) => IndexState::Present(Box::new(m)),
                     Err(e) => {
-                        notes.push(format!("{e}; parts were discovered on disk instead"));
-                        IndexState::Unreadable(e.to_string())
+                        notes.push(format!(
+                            "{}; parts were discovered on disk instead",
+                            e.detail()
+                        ));
+                        IndexState::Unreadable(e.detail())
                     }
                 }
             } else {
@@ -208,7 +211,9 @@ impl BagReader {
             for found in discover_parts(&path)? {
                 if !listed.contains(&found) {
                     if !listed.is_empty() {
-                        notes.push(format!("{found} is on disk but not listed in metadata.yaml"));
+                        notes.push(format!(
+                            "{found} is on disk but not listed in metadata.yaml"
+                        ));
                     }
                     names.push((found, false));
                 }
@@ -640,7 +645,7 @@ fn next_file_order(
     head: &mut Head,
 ) -> std::result::Result<bool, String> {
     loop {
-        let item = scanner.next_item().map_err(|e| e.to_string())?;
+        let item = scanner.next_item().map_err(|e| e.detail())?;
         let Some(item) = item else {
             return Ok(false);
         };
@@ -651,7 +656,8 @@ fn next_file_order(
             // A message before (or without) its channel record: nothing to attribute it to.
             continue;
         };
-        if wanted.as_ref().is_some_and(|w| !w.contains(channel)) || !filter.includes_time(m.log_time)
+        if wanted.as_ref().is_some_and(|w| !w.contains(channel))
+            || !filter.includes_time(m.log_time)
         {
             continue;
         }

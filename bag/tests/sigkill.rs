@@ -14,7 +14,9 @@ const TEST_NAME: &str = "sigkill_at_random_moments_loses_only_the_open_chunk";
 
 fn payload(i: u64) -> Vec<u8> {
     let len = 20 + (i % 200) as usize;
-    (0..len).map(|k| (i as usize).wrapping_mul(131).wrapping_add(k) as u8).collect()
+    (0..len)
+        .map(|k| (i as usize).wrapping_mul(131).wrapping_add(k) as u8)
+        .collect()
 }
 
 /// The writer process: writes forever, reporting after each explicit flush how many messages
@@ -33,7 +35,9 @@ fn run_writer(dir: &str) {
     });
     writer.add_dropped(3);
     for i in 0u64.. {
-        writer.write(channel, 1_000 + i, Some(i), &payload(i)).expect("write");
+        writer
+            .write(channel, 1_000 + i, Some(i), &payload(i))
+            .expect("write");
         if i % 97 == 96 {
             writer.flush().expect("flush");
             println!("flushed {}", i + 1);
@@ -49,7 +53,10 @@ fn sigkill_at_random_moments_loses_only_the_open_chunk() {
     }
     let exe = std::env::current_exe().unwrap();
     let mut seed = 0x9E37_79B9_7F4A_7C15u64
-        ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+        ^ std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
     for trial in 0..12 {
         seed ^= seed << 13;
         seed ^= seed >> 7;
@@ -86,8 +93,16 @@ fn sigkill_at_random_moments_loses_only_the_open_chunk() {
         let mut cursor = reader.messages(&ReadFilter::all()).unwrap();
         let mut recovered = 0u64;
         while let Some(m) = cursor.next_message() {
-            assert_eq!(m.log_time_ns, 1_000 + recovered, "trial {trial}: order or gap");
-            assert_eq!(m.data, payload(recovered).as_slice(), "trial {trial}: bytes");
+            assert_eq!(
+                m.log_time_ns,
+                1_000 + recovered,
+                "trial {trial}: order or gap"
+            );
+            assert_eq!(
+                m.data,
+                payload(recovered).as_slice(),
+                "trial {trial}: bytes"
+            );
             recovered += 1;
         }
         assert!(
@@ -99,12 +114,22 @@ fn sigkill_at_random_moments_loses_only_the_open_chunk() {
         let report = bag::reindex::reindex(&dir).unwrap();
         let reader = BagReader::open(&dir).unwrap();
         assert!(
-            reader.parts().iter().all(|p| p.status == PartStatus::Complete),
+            reader
+                .parts()
+                .iter()
+                .all(|p| p.status == PartStatus::Complete),
             "trial {trial}: {:?}",
-            reader.parts().iter().map(|p| p.status.clone()).collect::<Vec<_>>()
+            reader
+                .parts()
+                .iter()
+                .map(|p| p.status.clone())
+                .collect::<Vec<_>>()
         );
         assert_eq!(reader.message_count(), recovered, "trial {trial}");
-        assert_eq!(report.metadata.redline.as_ref().unwrap().dropped_messages, 3);
+        assert_eq!(
+            report.metadata.redline.as_ref().unwrap().dropped_messages,
+            3
+        );
         eprintln!(
             "trial {trial}: {on_disk} flushed, {recovered} recovered, {} parts, {} repaired",
             reader.parts().len(),

@@ -31,7 +31,10 @@ fn payload(i: u64) -> Vec<u8> {
 
 fn read_all(path: &Path) -> (BagReader, Vec<bag::Message>) {
     let reader = BagReader::open(path).expect("opens");
-    let messages: Vec<bag::Message> = reader.messages(&ReadFilter::all()).expect("reads").collect();
+    let messages: Vec<bag::Message> = reader
+        .messages(&ReadFilter::all())
+        .expect("reads")
+        .collect();
     (reader, messages)
 }
 
@@ -46,8 +49,13 @@ fn round_trip_keeps_bytes_times_sequence_and_schema() {
         let b = w.add_channel(channel("car/b", b"other schema"));
         for i in 0..1000u64 {
             let ch = if i % 3 == 0 { b } else { a };
-            let publish = if i % 10 == 0 { None } else { Some(i * 1000 - 7) };
-            w.write(ch, 1_000_000 + i * 1000, publish, &payload(i)).unwrap();
+            let publish = if i % 10 == 0 {
+                None
+            } else {
+                Some(i * 1000 - 7)
+            };
+            w.write(ch, 1_000_000 + i * 1000, publish, &payload(i))
+                .unwrap();
         }
         let summary = w.close().unwrap();
         assert_eq!(summary.message_count, 1000);
@@ -59,7 +67,11 @@ fn round_trip_keeps_bytes_times_sequence_and_schema() {
         for (i, m) in messages.iter().enumerate() {
             let i = i as u64;
             assert_eq!(m.log_time_ns, 1_000_000 + i * 1000);
-            let expected_publish = if i % 10 == 0 { m.log_time_ns } else { i * 1000 - 7 };
+            let expected_publish = if i % 10 == 0 {
+                m.log_time_ns
+            } else {
+                i * 1000 - 7
+            };
             assert_eq!(m.publish_time_ns, expected_publish);
             assert_eq!(m.data, payload(i));
             let spec = &reader.channels()[m.channel].spec;
@@ -67,14 +79,22 @@ fn round_trip_keeps_bytes_times_sequence_and_schema() {
             seq[k] += 1;
             assert_eq!(m.sequence, seq[k], "per-channel sequence from 1");
         }
-        let a_spec = reader.channels().iter().find(|c| c.spec.topic == "car/a").unwrap();
+        let a_spec = reader
+            .channels()
+            .iter()
+            .find(|c| c.spec.topic == "car/a")
+            .unwrap();
         assert_eq!(a_spec.spec, channel("car/a", &schema_bytes));
         assert_eq!(a_spec.message_count, 666);
         let meta = reader.metadata().expect("index");
         assert_eq!(meta.rosbag2_bagfile_information.message_count, 1000);
         assert_eq!(reader.unstamped_messages(), Some(100));
         assert_eq!(
-            reader.parts()[0].compression.iter().next().map(String::as_str),
+            reader.parts()[0]
+                .compression
+                .iter()
+                .next()
+                .map(String::as_str),
             Some(compression.mcap_name())
         );
     }
@@ -92,7 +112,8 @@ fn rolling_splits_parts_and_reads_back_merged_in_order() {
     let a = w.add_channel(channel("a", b"s"));
     let b = w.add_channel(channel("b", b"s"));
     for i in 0..5000u64 {
-        w.write(if i % 2 == 0 { a } else { b }, i * 10, Some(i), &payload(i)).unwrap();
+        w.write(if i % 2 == 0 { a } else { b }, i * 10, Some(i), &payload(i))
+            .unwrap();
     }
     let summary = w.close().unwrap();
     assert!(summary.parts.len() >= 4, "{} parts", summary.parts.len());
@@ -101,14 +122,35 @@ fn rolling_splits_parts_and_reads_back_merged_in_order() {
         assert!(path.join(&part.path).exists());
     }
     let (reader, messages) = read_all(&path);
-    assert!(reader.parts().iter().all(|p| p.status == PartStatus::Complete));
+    assert!(
+        reader
+            .parts()
+            .iter()
+            .all(|p| p.status == PartStatus::Complete)
+    );
     assert_eq!(messages.len(), 5000);
-    assert!(messages.windows(2).all(|w| w[0].log_time_ns <= w[1].log_time_ns));
-    assert!(messages.iter().enumerate().all(|(i, m)| m.data == payload(i as u64)));
+    assert!(
+        messages
+            .windows(2)
+            .all(|w| w[0].log_time_ns <= w[1].log_time_ns)
+    );
+    assert!(
+        messages
+            .iter()
+            .enumerate()
+            .all(|(i, m)| m.data == payload(i as u64))
+    );
     let meta = reader.metadata().unwrap();
-    assert_eq!(meta.rosbag2_bagfile_information.files.len(), summary.parts.len());
     assert_eq!(
-        meta.rosbag2_bagfile_information.files.iter().map(|f| f.message_count).sum::<u64>(),
+        meta.rosbag2_bagfile_information.files.len(),
+        summary.parts.len()
+    );
+    assert_eq!(
+        meta.rosbag2_bagfile_information
+            .files
+            .iter()
+            .map(|f| f.message_count)
+            .sum::<u64>(),
         5000
     );
 }
@@ -117,7 +159,8 @@ fn rolling_splits_parts_and_reads_back_merged_in_order() {
 fn rolling_by_duration() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dur");
-    let mut w = BagWriter::create(&path, WriteOptions::new().part_max_duration_ns(Some(1_000))).unwrap();
+    let mut w =
+        BagWriter::create(&path, WriteOptions::new().part_max_duration_ns(Some(1_000))).unwrap();
     let a = w.add_channel(channel("a", b"s"));
     for i in 0..50u64 {
         w.write(a, i * 100, Some(i * 100), b"x").unwrap();
@@ -135,7 +178,8 @@ fn filters_by_topic_and_time() {
     let a = w.add_channel(channel("a", b"s"));
     let b = w.add_channel(channel("b", b"s"));
     for i in 0..1000u64 {
-        w.write(if i % 2 == 0 { a } else { b }, i, None, &payload(i)).unwrap();
+        w.write(if i % 2 == 0 { a } else { b }, i, None, &payload(i))
+            .unwrap();
     }
     w.close().unwrap();
     let reader = BagReader::open(&path).unwrap();
@@ -144,7 +188,10 @@ fn filters_by_topic_and_time() {
         .unwrap()
         .collect();
     assert_eq!(got.len(), 50);
-    assert!(got.iter().all(|m| m.log_time_ns % 2 == 1 && (100..200).contains(&m.log_time_ns)));
+    assert!(
+        got.iter()
+            .all(|m| m.log_time_ns % 2 == 1 && (100..200).contains(&m.log_time_ns))
+    );
 }
 
 /// Overwrites the compressed bytes of every chunk that ends before `before_ns`.
@@ -201,7 +248,9 @@ fn seeking_skips_earlier_chunks_without_decompressing_them() {
 fn missing_and_garbage_parts_are_reported_and_the_rest_reads() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mixed");
-    let options = WriteOptions::new().part_max_bytes(Some(1)).compression(Compression::None);
+    let options = WriteOptions::new()
+        .part_max_bytes(Some(1))
+        .compression(Compression::None);
     let mut w = BagWriter::create(&path, options).unwrap();
     let a = w.add_channel(channel("a", b"s"));
     for i in 0..3u64 {
@@ -211,7 +260,11 @@ fn missing_and_garbage_parts_are_reported_and_the_rest_reads() {
     let summary = w.close().unwrap();
     assert_eq!(summary.parts.len(), 3);
     std::fs::remove_file(path.join("mixed_0.mcap")).unwrap();
-    std::fs::write(path.join("mixed_1.mcap"), b"this is not an mcap file at all").unwrap();
+    std::fs::write(
+        path.join("mixed_1.mcap"),
+        b"this is not an mcap file at all",
+    )
+    .unwrap();
 
     let (reader, messages) = read_all(&path);
     let states: Vec<&str> = reader.parts().iter().map(|p| p.status.label()).collect();
@@ -235,7 +288,11 @@ fn index_records_drops_unstamped_and_never_published_topics() {
     let reader = BagReader::open(&path).unwrap();
     assert_eq!(reader.dropped_messages(), Some(7));
     assert_eq!(reader.unstamped_messages(), Some(1));
-    let never: Vec<_> = reader.advertised_never_published().iter().map(|a| a.topic.as_str()).collect();
+    let never: Vec<_> = reader
+        .advertised_never_published()
+        .iter()
+        .map(|a| a.topic.as_str())
+        .collect();
     assert_eq!(never, ["car/horn"]);
     let text = std::fs::read_to_string(path.join("metadata.yaml")).unwrap();
     assert!(text.contains("rosbag2_bagfile_information:") && text.contains("version: 8"));
@@ -246,16 +303,24 @@ fn index_records_drops_unstamped_and_never_published_topics() {
 fn writer_refuses_a_non_empty_directory() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("precious.txt"), b"keep me").unwrap();
-    let err = BagWriter::create(dir.path(), WriteOptions::new()).err().expect("refused");
+    let err = BagWriter::create(dir.path(), WriteOptions::new())
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("not empty"), "{err}");
-    assert_eq!(std::fs::read(dir.path().join("precious.txt")).unwrap(), b"keep me");
+    assert_eq!(
+        std::fs::read(dir.path().join("precious.txt")).unwrap(),
+        b"keep me"
+    );
 }
 
 #[test]
 fn empty_bag_opens_with_zero_messages() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("empty");
-    BagWriter::create(&path, WriteOptions::new()).unwrap().close().unwrap();
+    BagWriter::create(&path, WriteOptions::new())
+        .unwrap()
+        .close()
+        .unwrap();
     let (reader, messages) = read_all(&path);
     assert!(messages.is_empty());
     assert_eq!(reader.parts()[0].status, PartStatus::Complete);
@@ -268,7 +333,10 @@ fn bad_paths_are_clear_errors() {
     let missing = BagReader::open(dir.path().join("nope")).err().unwrap();
     assert!(missing.to_string().contains("nope"), "{missing}");
     let empty_dir = BagReader::open(dir.path()).err().unwrap();
-    assert!(empty_dir.to_string().contains("no .mcap files"), "{empty_dir}");
+    assert!(
+        empty_dir.to_string().contains("no .mcap files"),
+        "{empty_dir}"
+    );
     let garbage = dir.path().join("g.mcap");
     std::fs::write(&garbage, vec![7u8; 100]).unwrap();
     let err = BagReader::open(&garbage).err().unwrap();
@@ -306,7 +374,12 @@ fn torn_tail_recovers_every_message_of_closed_chunks_and_reindex_repairs_it() {
     };
     assert!(damage.offset > 0);
     assert!(messages.len() >= 200, "recovered {}", messages.len());
-    assert!(messages.iter().enumerate().all(|(i, m)| m.data == payload(i as u64)));
+    assert!(
+        messages
+            .iter()
+            .enumerate()
+            .all(|(i, m)| m.data == payload(i as u64))
+    );
 
     let report = bag::reindex::reindex(&path).unwrap();
     assert_eq!(report.repaired.len(), 1);
@@ -314,6 +387,10 @@ fn torn_tail_recovers_every_message_of_closed_chunks_and_reindex_repairs_it() {
     let (reader, again) = read_all(&path);
     assert_eq!(reader.parts()[0].status, PartStatus::Complete);
     assert_eq!(again, messages);
-    assert_eq!(reader.dropped_messages(), Some(4), "reindex keeps the drop count");
+    assert_eq!(
+        reader.dropped_messages(),
+        Some(4),
+        "reindex keeps the drop count"
+    );
     assert!(path.join("torn_0.mcap.torn").exists());
 }

@@ -1,0 +1,141 @@
+//! `bag cat`: one message per line in log-time order, decoded where the schema allows.
+
+use std::collections::HashMap;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use bag::{BagReader, ChannelInfo, ReadFilter};
+use base64::Engine;
+use decode::{Plan, Scalar, SchemaSource};
+use serde_json::{Map, Value, json};
+
+use super::Outcome;
+use super::format::{parse_time, utc};
+
+pub fn run(
+    path: &Path,
+    topics: &[String],
+    start: Option<&str>,
+    end: Option<&str>,
+    as_json: bool,
+) -> anyhow::Result<Outcome> {
+    let reader = BagReader::open(path)?;
+    let origin = reader.time_range_ns().map_or(0, |r| r.0);
+    let mut filter = ReadFilter::all();
+    if !topics.is_empty() {
+        let known: Vec<&str> = reader
+            .channels()
+            .iter()
+            .map(|c| c.spec.topic.as_str())
+            .collect();
+        for t in topics {
+            if !known.contains(&t.as_str()) {
+                eprintln!("warning: topic {t:?} is not in this recording");
+            }
+        }
+        filter = filter.topics(topics.iter().cloned());
+    }
+    if let Some(s) = start {
+        filter = filter.start_ns(parse_time(s, origin).context("--start")?);
+    }
+    if let Some(e) = end {
+        filter = filter.end_ns(parse_time(e, origin).context("--end")?);
+    }
+
+    let mut plans: HashMap<usize, Result<Plan, String>> = HashMap::new();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut cursor = reader.messages(&filter)?;
+    while let Some(m) = cursor.next_message() {
+        let line = if as_json {
+            let plan = plans
+                .entry(m.channel.id)
+                .or_insert_with(|| compile(m.channel));
+            let mut object = json!({
+                "topic": m.channel.spec.topic,
+                "log_time": m.log_time_ns,
+                "publish_time": m.publish_time_ns,
+                "sequence": m.sequence,
+                "schema": m.channel.spec.type_name(),
+                "size": m.data.len(),
+                "data_b64": base64::engine::general_purpose::STANDARD.encode(m.data),
+            });
+            match plan {
+                Ok(plan) => match plan.decode_fields(m.data) {
+                    Ok(fields) => object["fields"] = fields_json(fields),
+                    Err(e) => object["decode_error"] = Value::String(e.to_string()),
+                },
+                Err(e) => object["decode_error"] = Value::String(e.clone()),
+            }
+            object.to_string()
+        } else {
+            format!(
+                "{} {} [{}] seq={} {} bytes",
+                utc(m.log_time_ns),
+                m.channel.spec.topic,
+                m.channel.spec.type_name(),
+                m.sequence,
+                m.data.len()
+            )
+        };
+        if let Err(e) = writeln!(out, "{line}") {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(Outcome::Clean); // `bag cat | head`
+            }
+            return Err(e).context("writing to stdout");
+        }
+    }
+    out.flush().ok();
+    let damaged = !cursor.issues().is_empty()
+        || reader
+            .parts()
+            .iter()
+            .any(|p| !matches!(p.status, bag::PartStatus::Complete));
+    for issue in cursor.issues() {
+        eprintln!("warning: {issue}");
+    }
+    for part in reader
+        .parts()
+        .iter()
+        .filter(|p| !matches!(p.status, bag::PartStatus::Complete))
+    {
+        eprintln!("warning: {} is {}", part.name, part.status.label());
+    }
+    Ok(if damaged {
+        Outcome::Damaged
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn compile(channel: &ChannelInfo) -> Result<Plan, String> {
+    let spec = &channel.spec;
+    let (encoding, name, data) = match &spec.schema {
+        Some(s) => (s.encoding.as_str(), s.name.as_str(), s.data.as_slice()),
+        None => ("", "", &[][..]),
+    };
+    decode::compile(&SchemaSource {
+        message_encoding: &spec.message_encoding,
+        schema_encoding: encoding,
+        schema_name: name,
+        schema_data: data,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Numbers as JSON numbers; NaN and infinities as the strings `"NaN"`, `"inf"`, `"-inf"`.
+fn fields_json(fields: Vec<(String, Scalar)>) -> Value {
+    let mut map = Map::new();
+    for (path, value) in fields {
+        let v = match value {
+            Scalar::Int(i) => json!(i),
+            Scalar::UInt(u) => json!(u),
+            Scalar::Float(f) if f.is_nan() => json!("NaN"),
+            Scalar::Float(f) if f.is_infinite() => json!(if f > 0.0 { "inf" } else { "-inf" }),
+            Scalar::Float(f) => json!(f),
+        };
+        map.insert(path, v);
+    }
+    Value::Object(map)
+}

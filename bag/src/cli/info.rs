@@ -1,0 +1,275 @@
+//! `bag info`: what a recording holds and whether it can be trusted, without reading messages
+//! (torn and unindexed parts are scanned once, and marked so).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bag::{BagReader, PartStatus, RecordingKind};
+use serde_json::json;
+
+use super::Outcome;
+use super::format::{bytes, seconds, utc};
+
+pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
+    let reader = BagReader::open(path)?;
+    let report = Report::of(&reader);
+    if as_json {
+        println!("{}", report.json(&reader));
+    } else {
+        report.print(&reader);
+    }
+    Ok(if report.damaged {
+        Outcome::Damaged
+    } else {
+        Outcome::Clean
+    })
+}
+
+struct TopicRow {
+    topic: String,
+    type_name: String,
+    encoding: String,
+    count: u64,
+}
+
+struct Report {
+    start_ns: u64,
+    end_ns: u64,
+    topics: Vec<TopicRow>,
+    damaged: bool,
+    gaps: Vec<String>,
+}
+
+impl Report {
+    fn of(reader: &BagReader) -> Self {
+        let (start_ns, end_ns) = reader.time_range_ns().unwrap_or((0, 0));
+        let mut per_topic: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+        for c in reader.channels() {
+            let key = (
+                c.spec.topic.clone(),
+                c.spec.type_name().to_string(),
+                c.spec.message_encoding.clone(),
+            );
+            *per_topic.entry(key).or_insert(0) += c.message_count;
+        }
+        let topics = per_topic
+            .into_iter()
+            .map(|((topic, type_name, encoding), count)| TopicRow {
+                topic,
+                type_name,
+                encoding,
+                count,
+            })
+            .collect();
+        let mut gaps = Vec::new();
+        let total = reader.message_count();
+        if let Some(dropped) = reader.dropped_messages().filter(|d| *d > 0) {
+            gaps.push(format!(
+                "This recording has gaps: {dropped} messages ({:.2}% of {} published) never \
+                 reached it, so a topic that goes quiet may have been dropped rather than silent.",
+                share(dropped, dropped + total),
+                dropped + total
+            ));
+        }
+        for part in reader.parts() {
+            match &part.status {
+                PartStatus::Complete => {}
+                PartStatus::Torn { damage } => gaps.push(format!(
+                    "{} is torn (its writer did not finish): {} messages recovered up to byte {}; \
+                     anything after that is lost. `bag reindex` makes it whole.",
+                    part.name, part.message_count, damage.offset
+                )),
+                PartStatus::Missing => gaps.push(format!(
+                    "{} is listed in metadata.yaml but missing on disk: its messages are lost.",
+                    part.name
+                )),
+                PartStatus::Garbage { what } => gaps.push(format!(
+                    "{} is not a readable MCAP file ({what}): skipped.",
+                    part.name
+                )),
+            }
+        }
+        let damaged = !gaps.is_empty();
+        Report {
+            start_ns,
+            end_ns,
+            topics,
+            damaged,
+            gaps,
+        }
+    }
+
+    fn duration_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+
+    fn rate_hz(&self, count: u64) -> f64 {
+        let secs = self.duration_ns() as f64 / 1e9;
+        if secs > 0.0 { count as f64 / secs } else { 0.0 }
+    }
+
+    fn print(&self, reader: &BagReader) {
+        let total = reader.message_count();
+        let size: u64 = reader.parts().iter().map(|p| p.size_bytes).sum();
+        let mut compression: Vec<&str> = reader
+            .parts()
+            .iter()
+            .flat_map(|p| p.compression.iter())
+            .map(|c| if c.is_empty() { "none" } else { c.as_str() })
+            .collect();
+        compression.sort_unstable();
+        compression.dedup();
+        println!("path:        {}", reader.path().display());
+        println!("kind:        {}", kind_label(reader.kind()));
+        if total > 0 {
+            println!("start:       {} ({} ns)", utc(self.start_ns), self.start_ns);
+            println!("end:         {} ({} ns)", utc(self.end_ns), self.end_ns);
+        }
+        println!("duration:    {}", seconds(self.duration_ns()));
+        println!("messages:    {total}");
+        println!("size:        {}", bytes(size));
+        println!(
+            "compression: {}",
+            if compression.is_empty() {
+                "-".into()
+            } else {
+                compression.join(", ")
+            }
+        );
+        match reader.dropped_messages() {
+            Some(d) => println!("dropped:     {d} ({:.2}%)", share(d, d + total)),
+            None => println!("dropped:     unknown (no Redline index)"),
+        }
+        match reader.unstamped_messages() {
+            Some(u) => println!(
+                "unstamped:   {u} ({:.2}% have a synthesized publish time)",
+                share(u, total)
+            ),
+            None => println!("unstamped:   unknown (no Redline index)"),
+        }
+        println!("parts:");
+        for p in reader.parts() {
+            let range = p
+                .time_range_ns
+                .map(|(a, b)| format!("{} .. {}", utc(a), utc(b)))
+                .unwrap_or_else(|| "-".into());
+            let state = match &p.status {
+                PartStatus::Torn { damage } => {
+                    format!(
+                        "torn, {} recovered, damaged at byte {}: {}",
+                        p.message_count, damage.offset, damage.what
+                    )
+                }
+                PartStatus::Garbage { what } => format!("garbage: {what}"),
+                s => s.label().to_string(),
+            };
+            let scanned = if p.counted_by_scan {
+                " (counted by scan)"
+            } else {
+                ""
+            };
+            println!(
+                "  {:<24} {:>10} msgs {:>10}  {}  [{state}]{scanned}",
+                p.name,
+                p.message_count,
+                bytes(p.size_bytes),
+                range
+            );
+        }
+        println!("topics:");
+        let width = self.topics.iter().map(|t| t.topic.len()).max().unwrap_or(0);
+        for t in &self.topics {
+            println!(
+                "  {:<width$}  {:>10} msgs {:>9.2} Hz  {}  [{}]",
+                t.topic,
+                t.count,
+                self.rate_hz(t.count),
+                t.type_name,
+                t.encoding
+            );
+        }
+        let never = reader.advertised_never_published();
+        if !never.is_empty() {
+            println!("advertised but never published:");
+            for a in never {
+                println!("  {} ({})", a.topic, a.schema);
+            }
+        }
+        for note in reader.notes() {
+            println!("note: {note}");
+        }
+        for gap in &self.gaps {
+            println!("warning: {gap}");
+        }
+    }
+
+    fn json(&self, reader: &BagReader) -> serde_json::Value {
+        let total = reader.message_count();
+        json!({
+            "path": reader.path(),
+            "kind": kind_label(reader.kind()),
+            "start_ns": self.start_ns,
+            "end_ns": self.end_ns,
+            "start": utc(self.start_ns),
+            "end": utc(self.end_ns),
+            "duration_ns": self.duration_ns(),
+            "message_count": total,
+            "size_bytes": reader.parts().iter().map(|p| p.size_bytes).sum::<u64>(),
+            "dropped_messages": reader.dropped_messages(),
+            "unstamped_messages": reader.unstamped_messages(),
+            "advertised_never_published": reader.advertised_never_published().iter()
+                .map(|a| json!({"topic": a.topic, "schema": a.schema})).collect::<Vec<_>>(),
+            "parts": reader.parts().iter().map(|p| json!({
+                "name": p.name,
+                "state": p.status.label(),
+                "damage": match &p.status {
+                    PartStatus::Torn { damage } => json!({"offset": damage.offset, "what": damage.what}),
+                    PartStatus::Garbage { what } => json!({"offset": 0, "what": what}),
+                    _ => serde_json::Value::Null,
+                },
+                "message_count": p.message_count,
+                "start_ns": p.time_range_ns.map(|r| r.0),
+                "end_ns": p.time_range_ns.map(|r| r.1),
+                "size_bytes": p.size_bytes,
+                "compression": p.compression,
+                "counted_by_scan": p.counted_by_scan,
+                "listed_in_index": p.listed_in_index,
+            })).collect::<Vec<_>>(),
+            "topics": self.topics.iter().map(|t| json!({
+                "topic": t.topic,
+                "schema": t.type_name,
+                "encoding": t.encoding,
+                "message_count": t.count,
+                "rate_hz": self.rate_hz(t.count),
+            })).collect::<Vec<_>>(),
+            "channels": reader.channels().iter().map(|c| json!({
+                "id": c.id,
+                "topic": c.spec.topic,
+                "message_encoding": c.spec.message_encoding,
+                "schema_name": c.spec.schema.as_ref().map(|s| s.name.clone()),
+                "schema_encoding": c.spec.schema.as_ref().map(|s| s.encoding.clone()),
+                "metadata": c.spec.metadata,
+                "message_count": c.message_count,
+            })).collect::<Vec<_>>(),
+            "notes": reader.notes(),
+            "warnings": self.gaps,
+        })
+    }
+}
+
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+fn kind_label(kind: RecordingKind) -> &'static str {
+    match kind {
+        RecordingKind::Bag => "bag",
+        RecordingKind::Rosbag2 => "rosbag2",
+        RecordingKind::UnindexedDirectory => "directory without metadata.yaml",
+        RecordingKind::McapFile => "mcap file",
+    }
+}

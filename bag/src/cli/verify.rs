@@ -1,0 +1,51 @@
+//! `bag verify`: every part checked by our own MCAP parser, one finding per line.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use super::Outcome;
+
+pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
+    let report = bag::verify::verify_path(path).with_context(|| format!("verifying {path:?}"))?;
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).context("encoding the report")?
+        );
+    } else {
+        for finding in report.findings() {
+            println!("{finding}");
+        }
+        for part in &report.parts {
+            let unlisted = if part.unlisted_findings > 0 {
+                format!(" ({} more findings not listed)", part.unlisted_findings)
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "{}: {} messages, {} chunks, {} errors, {} warnings{unlisted}",
+                part.part,
+                part.message_count,
+                part.chunk_count,
+                part.error_count,
+                part.warning_count
+            );
+        }
+        if report.is_valid() {
+            eprintln!("{}: valid", report.path);
+        } else {
+            eprintln!(
+                "{}: {} errors, {} warnings",
+                report.path,
+                report.error_count(),
+                report.warning_count()
+            );
+        }
+    }
+    Ok(if report.is_valid() {
+        Outcome::Clean
+    } else {
+        Outcome::Damaged
+    })
+}

@@ -1,0 +1,191 @@
+//! The `bag` binary as a user runs it: output, exit codes, bad input.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use bag::{BagWriter, ChannelSpec, Compression, WriteOptions};
+
+fn bag(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bag"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+/// A two-part bag of EngineRpm messages from the simulated drive, 10 Hz for 20 s.
+fn drive(dir: &Path, dropped: u64) {
+    let info = schemas::by_name("EngineRpm").unwrap();
+    let options = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .part_max_duration_ns(Some(10_000_000_000));
+    let mut w = BagWriter::create(dir, options).unwrap();
+    let ch = w.add_channel(ChannelSpec::capnp(
+        "car/engine",
+        info.registry_name,
+        info.capnp_name,
+        info.descriptor,
+    ));
+    w.advertise("car/horn", "Horn");
+    let t0 = 1_764_676_800_000_000_000u64;
+    for i in 0..200u64 {
+        let bytes = schemas::sample::encode("EngineRpm", i as f64 / 10.0, i).unwrap();
+        w.write(
+            ch,
+            t0 + i * 100_000_000,
+            Some(t0 + i * 100_000_000 - 1_000),
+            &bytes,
+        )
+        .unwrap();
+    }
+    w.add_dropped(dropped);
+    w.close().unwrap();
+}
+
+#[test]
+fn info_reports_a_clean_bag_and_exits_0() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    let out = bag(&["info", dir.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("messages:    200"), "{stdout}");
+    assert!(
+        stdout.contains("car/engine") && stdout.contains("EngineRpm"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("10.00 Hz") || stdout.contains("10.05 Hz"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("advertised but never published:\n  car/horn (Horn)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("drive_1.mcap"), "{stdout}");
+}
+
+#[test]
+fn info_json_reports_drops_and_a_torn_part_and_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 12);
+    let part = dir.join("drive_1.mcap");
+    let bytes = std::fs::read(&part).unwrap();
+    std::fs::write(&part, &bytes[..bytes.len() * 2 / 3]).unwrap();
+
+    let out = bag(&["info", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["dropped_messages"], 12);
+    assert_eq!(v["parts"][0]["state"], "complete");
+    assert_eq!(v["parts"][1]["state"], "torn");
+    assert!(v["parts"][1]["damage"]["offset"].as_u64().unwrap() > 0);
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("This recording has gaps"), "{warnings}");
+
+    let text_out = text(&bag(&["info", dir.to_str().unwrap()]).stdout);
+    assert!(text_out.contains("torn, "), "{text_out}");
+    assert!(
+        text_out.contains("warning: This recording has gaps: 12 messages"),
+        "{text_out}"
+    );
+
+    // reindex repairs the torn part; drops are kept, so the bag still reports loss (exit 3).
+    let out = bag(&["reindex", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("repaired torn part drive_1.mcap"));
+    let v: serde_json::Value =
+        serde_json::from_slice(&bag(&["info", dir.to_str().unwrap(), "--json"]).stdout).unwrap();
+    assert_eq!(v["parts"][1]["state"], "complete");
+    assert_eq!(v["dropped_messages"], 12);
+    assert_eq!(
+        bag(&["verify", dir.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn cat_json_prints_decoded_fields_in_time_order_within_the_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    let out = bag(&[
+        "cat",
+        dir.to_str().unwrap(),
+        "--json",
+        "--start",
+        "5",
+        "--end",
+        "6",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 10);
+    let t0 = 1_764_676_800_000_000_000u64;
+    for (k, line) in lines.iter().enumerate() {
+        let i = 50 + k as u64;
+        assert_eq!(line["log_time"], t0 + i * 100_000_000);
+        assert_eq!(line["publish_time"], t0 + i * 100_000_000 - 1_000);
+        assert_eq!(line["topic"], "car/engine");
+        assert_eq!(line["schema"], "EngineRpm");
+        let expected = schemas::sample::VehicleState::at(i as f64 / 10.0);
+        let rpm = line["fields"]["rpm"].as_f64().unwrap();
+        assert!(
+            (rpm - f64::from(expected.rpm)).abs() < 1e-3,
+            "{rpm} vs {}",
+            expected.rpm
+        );
+        use base64::Engine;
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(line["data_b64"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(
+            data,
+            schemas::sample::encode("EngineRpm", i as f64 / 10.0, i).unwrap()
+        );
+    }
+}
+
+#[test]
+fn bad_input_gives_a_clear_message_and_exit_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-bag");
+    let out = bag(&["info", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no-such-bag") && err.contains("No such file"),
+        "{err}"
+    );
+
+    let garbage = tmp.path().join("garbage.mcap");
+    std::fs::write(&garbage, b"GIF89a not a recording").unwrap();
+    let out = bag(&["cat", garbage.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("not a recording"),
+        "{}",
+        text(&out.stderr)
+    );
+    // verify reports a non-MCAP file as a finding, not a failure to run.
+    assert_eq!(
+        bag(&["verify", garbage.to_str().unwrap()]).status.code(),
+        Some(3)
+    );
+
+    let out = bag(&["cat", tmp.path().to_str().unwrap(), "--start", "soon"]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let help = text(&bag(&["--help"]).stdout);
+    for cmd in ["info", "cat", "verify", "reindex"] {
+        assert!(help.contains(cmd), "{help}");
+    }
+}
