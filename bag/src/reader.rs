@@ -366,7 +366,7 @@ impl BagReader {
                     let file = File::open(&part.path)
                         .map_err(|e| BagError::io("opening", &part.path, e))?;
                     Source::Indexed {
-                        reader,
+                        reader: Box::new(reader),
                         file,
                         chunk: Vec::new(),
                     }
@@ -404,7 +404,6 @@ impl BagReader {
             wanted,
             sources,
             issues: Vec::new(),
-            started: false,
             current: None,
         };
         cursor.prime();
@@ -468,7 +467,7 @@ struct Head {
 
 enum Source {
     Indexed {
-        reader: IndexedReader,
+        reader: Box<IndexedReader>,
         file: File,
         chunk: Vec<u8>,
     },
@@ -501,7 +500,6 @@ pub struct MessageCursor<'r> {
     wanted: Option<BTreeSet<usize>>,
     sources: Vec<PartCursor>,
     issues: Vec<ReadIssue>,
-    started: bool,
     current: Option<usize>,
 }
 
@@ -519,12 +517,10 @@ impl<'r> MessageCursor<'r> {
 
     /// The next message in log-time order, or `None` when every part is exhausted.
     pub fn next_message(&mut self) -> Option<MessageRef<'_>> {
-        if self.started {
-            if let Some(i) = self.current.take() {
-                self.advance(i);
-            }
+        // The previous message stays borrowed until now: only now move its part on.
+        if let Some(i) = self.current.take() {
+            self.advance(i);
         }
-        self.started = true;
         let mut best: Option<(u64, usize)> = None;
         for (i, s) in self.sources.iter().enumerate() {
             if s.has_head && best.is_none_or(|(t, _)| s.head.log_time < t) {

@@ -48,8 +48,8 @@ fn round_trip_keeps_bytes_times_sequence_and_schema() {
         let a = w.add_channel(channel("car/a", &schema_bytes));
         let b = w.add_channel(channel("car/b", b"other schema"));
         for i in 0..1000u64 {
-            let ch = if i % 3 == 0 { b } else { a };
-            let publish = if i % 10 == 0 {
+            let ch = if i.is_multiple_of(3) { b } else { a };
+            let publish = if i.is_multiple_of(10) {
                 None
             } else {
                 Some(i * 1000 - 7)
@@ -67,7 +67,7 @@ fn round_trip_keeps_bytes_times_sequence_and_schema() {
         for (i, m) in messages.iter().enumerate() {
             let i = i as u64;
             assert_eq!(m.log_time_ns, 1_000_000 + i * 1000);
-            let expected_publish = if i % 10 == 0 {
+            let expected_publish = if i.is_multiple_of(10) {
                 m.log_time_ns
             } else {
                 i * 1000 - 7
@@ -112,8 +112,13 @@ fn rolling_splits_parts_and_reads_back_merged_in_order() {
     let a = w.add_channel(channel("a", b"s"));
     let b = w.add_channel(channel("b", b"s"));
     for i in 0..5000u64 {
-        w.write(if i % 2 == 0 { a } else { b }, i * 10, Some(i), &payload(i))
-            .unwrap();
+        w.write(
+            if i.is_multiple_of(2) { a } else { b },
+            i * 10,
+            Some(i),
+            &payload(i),
+        )
+        .unwrap();
     }
     let summary = w.close().unwrap();
     assert!(summary.parts.len() >= 4, "{} parts", summary.parts.len());
@@ -178,8 +183,13 @@ fn filters_by_topic_and_time() {
     let a = w.add_channel(channel("a", b"s"));
     let b = w.add_channel(channel("b", b"s"));
     for i in 0..1000u64 {
-        w.write(if i % 2 == 0 { a } else { b }, i, None, &payload(i))
-            .unwrap();
+        w.write(
+            if i.is_multiple_of(2) { a } else { b },
+            i,
+            None,
+            &payload(i),
+        )
+        .unwrap();
     }
     w.close().unwrap();
     let reader = BagReader::open(&path).unwrap();
@@ -190,7 +200,7 @@ fn filters_by_topic_and_time() {
     assert_eq!(got.len(), 50);
     assert!(
         got.iter()
-            .all(|m| m.log_time_ns % 2 == 1 && (100..200).contains(&m.log_time_ns))
+            .all(|m| !m.log_time_ns.is_multiple_of(2) && (100..200).contains(&m.log_time_ns))
     );
 }
 
