@@ -137,7 +137,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             parts.push(part_path);
         }
     }
-    parts.sort_by(|a, b| part_sort_key(a).cmp(&part_sort_key(b)));
+    parts.sort_by_cached_key(|p| part_sort_key(p));
     if parts.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
@@ -197,7 +197,7 @@ mod tests {
             .iter()
             .map(PathBuf::from)
             .collect();
-        names.sort_by(|a, b| part_sort_key(a).cmp(&part_sort_key(b)));
+        names.sort_by_cached_key(|p| part_sort_key(p));
         let names: Vec<String> = names.iter().map(|p| part_name(p)).collect();
         assert_eq!(names, ["r_0.mcap", "r_1.mcap", "r_2.mcap", "r_10.mcap"]);
     }

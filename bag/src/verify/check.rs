@@ -1474,7 +1474,7 @@ impl<'a> Checker<'a> {
             }
             match self.channel_index(channel).and_then(|i| self.channels.get(i)) {
                 None => problems.push((
-                    format!("channel_message_counts only for channels of the data section"),
+                    "channel_message_counts only for channels of the data section".to_owned(),
                     format!("a count of {count} for channel {channel}, which the data section never defined"),
                 )),
                 Some(c) if c.message_count != count => problems.push((
@@ -1559,22 +1559,22 @@ impl<'a> Checker<'a> {
                 format!("{}", footer.summary_offset_start),
             );
         }
-        if footer.summary_crc != 0 {
-            if let Some((_, data_end)) = self.data_end {
-                let covered = usize::try_from(data_end)
-                    .ok()
-                    .zip(usize::try_from(rec.offset + RECORD_PREFIX_LEN as u64 + 16).ok())
-                    .and_then(|(from, to)| self.bytes.get(from..to))
-                    .unwrap_or_default();
-                let crc = crc32fast::hash(covered);
-                if crc != footer.summary_crc {
-                    self.error(
-                        loc,
-                        "Footer",
-                        format!("summary_crc {:#010x}", footer.summary_crc),
-                        format!("CRC {crc:#010x} of the summary through summary_offset_start"),
-                    );
-                }
+        if footer.summary_crc != 0
+            && let Some((_, data_end)) = self.data_end
+        {
+            let covered = usize::try_from(data_end)
+                .ok()
+                .zip(usize::try_from(rec.offset + RECORD_PREFIX_LEN as u64 + 16).ok())
+                .and_then(|(from, to)| self.bytes.get(from..to))
+                .unwrap_or_default();
+            let crc = crc32fast::hash(covered);
+            if crc != footer.summary_crc {
+                self.error(
+                    loc,
+                    "Footer",
+                    format!("summary_crc {:#010x}", footer.summary_crc),
+                    format!("CRC {crc:#010x} of the summary through summary_offset_start"),
+                );
             }
         }
     }
