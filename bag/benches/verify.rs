@@ -42,7 +42,8 @@ fn write_part(path: &Path) -> u64 {
     let mut payload = [0u8; 96];
     let mut messages = 0u64;
     let mut written = 0u64;
-    while written < TARGET_BYTES * 2 {
+    // Raw bytes compress about 1.6:1 with these payloads.
+    while written < TARGET_BYTES * 8 / 5 {
         for (n, chunk) in payload.chunks_mut(8).enumerate() {
             // Half noise, half slowly varying values, like sensor readings.
             let value = if n % 2 == 0 {
