@@ -10,7 +10,7 @@ use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryRead
 
 use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::error::{BagError, Result};
-use crate::scan::{Damage, Definition, FileOrderScanner, ScanItem, MCAP_MAGIC};
+use crate::scan::{Damage, Definition, FileOrderScanner, MCAP_MAGIC, ScanItem};
 
 /// The health of one part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +53,9 @@ impl PartStatus {
 pub(crate) enum PartAccess {
     /// Through its summary and chunk indexes (seekable).
     Indexed(Arc<mcap::Summary>),
+    /// Through its summary, whose chunk indexes are only loaded when messages are read (so
+    /// opening costs the same for any number of chunks).
+    IndexedLazy,
     /// In file order from the start.
     FileOrder,
     /// In file order, then sorted by log time in memory (a part without indexes whose messages
@@ -60,6 +63,25 @@ pub(crate) enum PartAccess {
     FileOrderSorted,
     /// Not readable.
     Unreadable,
+}
+
+/// Part-local channel id -> recording-wide channel index; a flat table, since it is consulted
+/// for every message.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ChannelMap(Vec<Option<usize>>);
+
+impl ChannelMap {
+    pub(crate) fn insert(&mut self, local: u16, global: usize) {
+        let i = usize::from(local);
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        self.0[i] = Some(global);
+    }
+
+    pub(crate) fn get(&self, local: u16) -> Option<usize> {
+        self.0.get(usize::from(local)).copied().flatten()
+    }
 }
 
 /// What is known of one part after opening.
@@ -88,7 +110,7 @@ pub struct PartInfo {
     pub(crate) channels: BTreeMap<u16, ChannelSpec>,
     pub(crate) channel_counts: BTreeMap<u16, u64>,
     /// Part-local channel id -> recording-wide channel index, filled by the reader.
-    pub(crate) global_ids: HashMap<u16, usize>,
+    pub(crate) global_ids: ChannelMap,
 }
 
 impl PartInfo {
@@ -106,7 +128,7 @@ impl PartInfo {
             access: PartAccess::Unreadable,
             channels: BTreeMap::new(),
             channel_counts: BTreeMap::new(),
-            global_ids: HashMap::new(),
+            global_ids: ChannelMap::default(),
         }
     }
 
@@ -124,7 +146,8 @@ impl PartInfo {
             .map_err(|e| BagError::io("reading metadata of", &path, e))?
             .len();
         let mut magic = [0u8; 8];
-        let got = read_up_to(&mut file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
+        let got =
+            read_up_to(&mut file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
         if got > 0 && magic.get(..got) != MCAP_MAGIC.get(..got) {
             let mut info = Self::empty(
                 name,
@@ -137,13 +160,20 @@ impl PartInfo {
             info.size_bytes = size;
             return Ok(info);
         }
+        let mut info = Self::empty(name, path, PartStatus::Complete, listed);
+        info.size_bytes = size;
+        if got == 8 {
+            if let Some(head) = summary_head(&mut file, size).filter(self_describing) {
+                info.fill_from_summary(head);
+                info.access = PartAccess::IndexedLazy;
+                return Ok(info);
+            }
+        }
         let summary = if got == 8 {
             read_summary(&mut file, size).ok().flatten()
         } else {
             None
         };
-        let mut info = Self::empty(name, path, PartStatus::Complete, listed);
-        info.size_bytes = size;
         match summary {
             Some(summary) if self_describing(&summary) => info.fill_from_summary(summary),
             summary => {
@@ -196,7 +226,14 @@ impl PartInfo {
                     encoding,
                     data,
                 }) => {
-                    schemas.insert(id, SchemaSpec { name, encoding, data });
+                    schemas.insert(
+                        id,
+                        SchemaSpec {
+                            name,
+                            encoding,
+                            data,
+                        },
+                    );
                 }
                 ScanItem::Definition(Definition::Channel {
                     id,
@@ -250,6 +287,109 @@ fn self_describing(summary: &mcap::Summary) -> bool {
             .channel_message_counts
             .keys()
             .all(|id| summary.channels.contains_key(id))
+}
+
+/// The summary without its chunk indexes (but the first, for the compression name), read
+/// through the footer's summary offsets: a few small reads whatever the file's size.
+/// `None` when the file has no summary offsets or anything looks wrong (the caller falls back).
+fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
+    use crate::scan::op;
+    const FOOTER_RECORD: u64 = 1 + 8 + 8 + 8 + 4;
+    const SUMMARY_OFFSET: u8 = 0x0E;
+    const CHUNK_INDEX: u8 = 0x08;
+    const STATISTICS: u8 = 0x0B;
+    let footer_at = size.checked_sub(8 + FOOTER_RECORD)?;
+    let footer = read_at(file, footer_at, FOOTER_RECORD + 8)?;
+    if footer.first() != Some(&op::FOOTER) || footer.get(29..37)? != MCAP_MAGIC {
+        return None;
+    }
+    let offsets_start = u64::from_le_bytes(footer.get(17..25)?.try_into().ok()?);
+    if offsets_start == 0 || offsets_start >= footer_at {
+        return None;
+    }
+    let offsets = read_at(file, offsets_start, footer_at - offsets_start)?;
+    let mut groups = Vec::new();
+    for (opcode, body) in records(&offsets)? {
+        if opcode == SUMMARY_OFFSET && body.len() >= 17 {
+            let start = u64::from_le_bytes(body.get(1..9)?.try_into().ok()?);
+            let length = u64::from_le_bytes(body.get(9..17)?.try_into().ok()?);
+            groups.push((body[0], start, length));
+        }
+    }
+    let mut summary = mcap::Summary::default();
+    let mut channels = Vec::new();
+    for (group_opcode, start, length) in groups {
+        if start.checked_add(length)? > footer_at {
+            return None;
+        }
+        let length = match group_opcode {
+            op::SCHEMA | op::CHANNEL | STATISTICS => length,
+            // One chunk index is enough to name the compression.
+            CHUNK_INDEX => {
+                let head = read_at(file, start, 9.min(length))?;
+                9 + u64::from_le_bytes(head.get(1..9)?.try_into().ok()?)
+            }
+            _ => continue,
+        };
+        let bytes = read_at(file, start, length)?;
+        for (opcode, body) in records(&bytes)? {
+            match mcap::parse_record(opcode, body).ok()? {
+                mcap::records::Record::Schema { header, data } => {
+                    summary.schemas.insert(
+                        header.id,
+                        Arc::new(mcap::Schema {
+                            id: header.id,
+                            name: header.name,
+                            encoding: header.encoding,
+                            data: std::borrow::Cow::Owned(data.into_owned()),
+                        }),
+                    );
+                }
+                mcap::records::Record::Channel(c) => channels.push(c),
+                mcap::records::Record::Statistics(stats) => summary.stats = Some(stats),
+                mcap::records::Record::ChunkIndex(index) => summary.chunk_indexes.push(index),
+                _ => {}
+            }
+        }
+    }
+    for c in channels {
+        let schema = match c.schema_id {
+            0 => None,
+            id => Some(Arc::clone(summary.schemas.get(&id)?)),
+        };
+        summary.channels.insert(
+            c.id,
+            Arc::new(mcap::Channel {
+                id: c.id,
+                topic: c.topic,
+                schema,
+                message_encoding: c.message_encoding,
+                metadata: c.metadata,
+            }),
+        );
+    }
+    Some(summary)
+}
+
+/// `len` bytes at `offset`, or `None` if they cannot all be read.
+fn read_at(file: &mut File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; usize::try_from(len).ok()?];
+    file.seek(std::io::SeekFrom::Start(offset)).ok()?;
+    file.read_exact(&mut buf).ok()?;
+    Some(buf)
+}
+
+/// Splits a run of whole records into (opcode, body); `None` if one is cut.
+fn records(mut bytes: &[u8]) -> Option<Vec<(u8, &[u8])>> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let opcode = *bytes.first()?;
+        let len = usize::try_from(u64::from_le_bytes(bytes.get(1..9)?.try_into().ok()?)).ok()?;
+        let end = 9usize.checked_add(len)?;
+        out.push((opcode, bytes.get(9..end)?));
+        bytes = &bytes[end..];
+    }
+    Some(out)
 }
 
 /// A summary for reading through chunk indexes, built from the footer's summary section and
@@ -346,9 +486,11 @@ pub(crate) fn read_summary(file: &mut File, size: u64) -> mcap::McapResult<Optio
 pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
     let stem = name.strip_suffix(".mcap").unwrap_or(name);
     match stem.rsplit_once('_') {
-        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            (base.to_string(), n.parse().unwrap_or(u64::MAX), name.to_string())
-        }
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (
+            base.to_string(),
+            n.parse().unwrap_or(u64::MAX),
+            name.to_string(),
+        ),
         _ => (stem.to_string(), 0, name.to_string()),
     }
 }

@@ -11,8 +11,9 @@ use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedRead
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
-use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts};
+use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts, read_summary};
 use crate::scan::{FileOrderScanner, ScanItem};
+use std::sync::Arc;
 
 /// What kind of path a recording was opened from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,7 +350,25 @@ impl BagReader {
                     continue;
                 }
             }
-            let source = match &part.access {
+            let loaded;
+            let access = match &part.access {
+                PartAccess::IndexedLazy => {
+                    let mut file = File::open(&part.path)
+                        .map_err(|e| BagError::io("opening", &part.path, e))?;
+                    let summary = read_summary(&mut file, part.size_bytes)
+                        .map_err(|e| BagError::mcap(&part.path, e))?
+                        .ok_or_else(|| BagError::Damaged {
+                            path: part.path.clone(),
+                            offset: 0,
+                            what: "the summary read at open is gone".into(),
+                        })?;
+                    loaded = PartAccess::Indexed(Arc::new(summary));
+                    &loaded
+                }
+                access => access,
+            };
+            let source = match access {
+                PartAccess::IndexedLazy => continue,
                 PartAccess::Indexed(summary) => {
                     let mut options = IndexedReaderOptions::new();
                     if let Some(topics) = &filter.topics {
@@ -435,7 +454,7 @@ fn unify_channels(parts: &mut [PartInfo]) -> Vec<ChannelInfo> {
     let mut channels: Vec<ChannelInfo> = Vec::new();
     let mut by_content: HashMap<ChannelSpec, usize> = HashMap::new();
     for part in parts.iter_mut() {
-        let mut global_ids = HashMap::new();
+        let mut global_ids = crate::part::ChannelMap::default();
         for (local, spec) in &part.channels {
             let id = *by_content.entry(spec.clone()).or_insert_with(|| {
                 channels.push(ChannelInfo {
@@ -615,13 +634,13 @@ fn next_indexed(
                     .map_err(|e| format!("chunk at byte {offset}: {e}"))?;
             }
             Ok(IndexedReadEvent::Message { header, data }) => {
-                let Some(channel) = part.global_ids.get(&header.channel_id) else {
+                let Some(channel) = part.global_ids.get(header.channel_id) else {
                     return Err(format!(
                         "message refers to channel {} that the summary does not define",
                         header.channel_id
                     ));
                 };
-                head.channel = *channel;
+                head.channel = channel;
                 head.sequence = header.sequence;
                 head.log_time = header.log_time;
                 head.publish_time = header.publish_time;
@@ -648,16 +667,16 @@ fn next_file_order(
         let ScanItem::Message(m) = item else {
             continue;
         };
-        let Some(channel) = part.global_ids.get(&m.channel_id) else {
+        let Some(channel) = part.global_ids.get(m.channel_id) else {
             // A message before (or without) its channel record: nothing to attribute it to.
             continue;
         };
-        if wanted.as_ref().is_some_and(|w| !w.contains(channel))
+        if wanted.as_ref().is_some_and(|w| !w.contains(&channel))
             || !filter.includes_time(m.log_time)
         {
             continue;
         }
-        head.channel = *channel;
+        head.channel = channel;
         head.sequence = m.sequence;
         head.log_time = m.log_time;
         head.publish_time = m.publish_time;
