@@ -22,48 +22,59 @@ static BIT_ONE: [u8; 1] = [1];
 /// Most values one tree decode may produce.
 const MAX_TREE_VALUES: usize = 1 << 21;
 
-/// A struct's two sections, or a synthesized one-bit data section for a `List(Bool)`-encoded
-/// struct list.
+/// A struct's data section and (lazily) its pointer section, or a synthesized one-bit data
+/// section for a struct list written as `List(Bool)`.
 #[derive(Clone, Copy)]
 struct View<'a> {
     data: &'a [u8],
-    ptrs: Option<any_pointer_list::Reader<'a>>,
+    carrier: Option<Carrier<'a>>,
 }
 
 impl<'a> View<'a> {
+    #[inline]
     fn of(r: Carrier<'a>) -> Self {
         Self {
             data: capnp::raw::get_struct_data_section(r),
-            ptrs: Some(capnp::raw::get_struct_pointer_section(r)),
+            carrier: Some(r),
         }
     }
 
     fn bit(b: bool) -> Self {
         Self {
             data: if b { &BIT_ONE } else { &BIT_ZERO },
-            ptrs: None,
+            carrier: None,
         }
     }
 
-    /// The pointer at `index`, `None` if past the section (older writer) or null.
-    fn ptr(&self, index: u32) -> Option<any_pointer::Reader<'a>> {
-        let p = self.ptrs?.try_get(index)?;
-        (!p.is_null()).then_some(p)
+    /// The pointer section, only computed for structs that have pointer fields.
+    #[inline]
+    fn pointers(&self) -> Option<any_pointer_list::Reader<'a>> {
+        self.carrier.map(capnp::raw::get_struct_pointer_section)
     }
 }
 
+/// The pointer at `index`, `None` if past the section (older writer) or null.
 #[inline]
+fn ptr_at<'a>(
+    ptrs: Option<any_pointer_list::Reader<'a>>,
+    index: u32,
+) -> Option<any_pointer::Reader<'a>> {
+    let p = ptrs?.try_get(index)?;
+    (!p.is_null()).then_some(p)
+}
+
+#[inline(always)]
 fn bytes<const N: usize>(data: &[u8], at: usize) -> Option<[u8; N]> {
     data.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
-#[inline]
+#[inline(always)]
 fn read_u16(data: &[u8], at: usize) -> u16 {
     bytes::<2>(data, at).map_or(0, u16::from_le_bytes)
 }
 
 /// A data-section number; bytes past a short data section read as 0, so the result is the default.
-#[inline]
+#[inline(always)]
 fn read_num(data: &[u8], num: Num, at: usize, default: u64) -> Scalar {
     match num {
         Num::I8 => Scalar::Int(i64::from(
@@ -93,10 +104,23 @@ fn read_num(data: &[u8], num: Num, at: usize, default: u64) -> Scalar {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_bit(data: &[u8], bit: usize, default: bool) -> bool {
     let set = data.get(bit / 8).is_some_and(|b| (b >> (bit % 8)) & 1 == 1);
     set ^ default
+}
+
+/// A bool, number or enum field of a data section.
+#[inline(always)]
+fn read_scalar(kind: &Kind, data: &[u8]) -> Scalar {
+    match kind {
+        Kind::Num { num, byte, default } => read_num(data, *num, *byte, *default),
+        Kind::Bool { bit, default } => Scalar::UInt(u64::from(read_bit(data, *bit, *default))),
+        Kind::Enum { byte, default, .. } => {
+            Scalar::UInt(u64::from(read_u16(data, *byte) ^ default))
+        }
+        _ => Scalar::UInt(0),
+    }
 }
 
 fn leaf_kind(num: Num) -> LeafKind {
@@ -132,14 +156,47 @@ fn too_deep(limits: &Limits, depth: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
-/// Reads a primitive list element by element through capnp's typed reader.
+/// Reads a primitive list: straight from its bytes when the elements are contiguous (the usual
+/// case), else element by element through capnp's typed reader (lists written as structs).
 macro_rules! prim_list {
     ($p:expr, $t:ty, |$v:ident| $conv:expr, $f:expr) => {{
         let list: primitive_list::Reader<'_, $t> = $p.get_as()?;
         let mut f = $f;
+        const SIZE: usize = std::mem::size_of::<$t>();
+        let len = list.len() as usize;
+        let bytes = capnp::raw::get_list_bytes(list);
+        if capnp::raw::get_list_step_size_in_bits(list) as usize == SIZE * 8
+            && bytes.len() >= len * SIZE
+        {
+            for (j, c) in bytes.chunks_exact(SIZE).take(len).enumerate() {
+                let Ok(raw) = <[u8; SIZE]>::try_from(c) else {
+                    break;
+                };
+                let $v = <$t>::from_le_bytes(raw);
+                if !f(j, $conv)? {
+                    break;
+                }
+            }
+        } else {
+            for j in 0..list.len() {
+                if let Some($v) = list.try_get(j) {
+                    if !f(j as usize, $conv)? {
+                        break;
+                    }
+                }
+            }
+        }
+    }};
+}
+
+/// Bit lists go through capnp's reader (bit-packed).
+macro_rules! bool_list {
+    ($p:expr, $f:expr) => {{
+        let list: primitive_list::Reader<'_, bool> = $p.get_as()?;
+        let mut f = $f;
         for j in 0..list.len() {
-            if let Some($v) = list.try_get(j) {
-                if !f(j as usize, $conv)? {
+            if let Some(v) = list.try_get(j) {
+                if !f(j as usize, Scalar::UInt(u64::from(v)))? {
                     break;
                 }
             }
@@ -155,7 +212,7 @@ fn each_scalar<'a>(
     f: impl FnMut(usize, Scalar) -> Result<bool, DecodeError>,
 ) -> Result<(), DecodeError> {
     match elem {
-        Elem::Bool => prim_list!(p, bool, |v| Scalar::UInt(u64::from(v)), f),
+        Elem::Bool => bool_list!(p, f),
         Elem::Enum(_) => prim_list!(p, u16, |v| Scalar::UInt(u64::from(v)), f),
         Elem::Num(Num::I8) => prim_list!(p, i8, |v| Scalar::Int(i64::from(v)), f),
         Elem::Num(Num::I16) => prim_list!(p, i16, |v| Scalar::Int(i64::from(v)), f),
@@ -181,10 +238,10 @@ fn each_struct<'a>(
     match p.get_as::<struct_list::Reader<'a, node::Owned>>() {
         Ok(list) => {
             for j in 0..list.len() {
-                if let Some(e) = list.try_get(j) {
-                    if !f(j as usize, View::of(e))? {
-                        break;
-                    }
+                if let Some(e) = list.try_get(j)
+                    && !f(j as usize, View::of(e))?
+                {
+                    break;
                 }
             }
         }
@@ -196,10 +253,10 @@ fn each_struct<'a>(
         {
             let list: primitive_list::Reader<'a, bool> = p.get_as()?;
             for j in 0..list.len() {
-                if let Some(b) = list.try_get(j) {
-                    if !f(j as usize, View::bit(b))? {
-                        break;
-                    }
+                if let Some(b) = list.try_get(j)
+                    && !f(j as usize, View::bit(b))?
+                {
+                    break;
                 }
             }
         }
@@ -241,6 +298,14 @@ impl Schema {
         let Some(st) = self.structs.get(si) else {
             return Err(DecodeError::corrupt("struct index out of range"));
         };
+        if br.slots.len() != st.scalars.len() {
+            self.scalar_slots(si, br, sink)?;
+        }
+        for (&i, &slot) in st.scalars.iter().zip(&br.slots) {
+            if let Some(f) = st.fields.get(i) {
+                sink.put(slot, read_scalar(&f.kind, v.data));
+            }
+        }
         let which = match &st.union {
             Some(u) => {
                 let w = read_u16(v.data, u.byte);
@@ -255,7 +320,13 @@ impl Schema {
             }
             None => None,
         };
-        for (i, f) in st.fields.iter().enumerate() {
+        let ptrs = if st.others.is_empty() {
+            None
+        } else {
+            v.pointers()
+        };
+        for &i in &st.others {
+            let Some(f) = st.fields.get(i) else { continue };
             if f.arm.is_some() && f.arm != which {
                 continue;
             }
@@ -284,7 +355,9 @@ impl Schema {
                     self.walk_struct(*g, v, b, sink, limits, depth + 1)?;
                 }
                 Kind::Ptr { index, ty } => {
-                    let Some(p) = v.ptr(*index) else { continue };
+                    let Some(p) = ptr_at(ptrs, *index) else {
+                        continue;
+                    };
                     match ty {
                         PtrTy::Struct(s) => {
                             let view = View::of(p.get_as::<Carrier<'_>>()?);
@@ -300,6 +373,31 @@ impl Schema {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Registers the leaves of a struct instance's scalar fields (first sight only).
+    #[cold]
+    fn scalar_slots(
+        &self,
+        si: usize,
+        br: &mut Branch,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), DecodeError> {
+        let Some(st) = self.structs.get(si) else {
+            return Ok(());
+        };
+        let mut slots = Vec::with_capacity(st.scalars.len());
+        for &i in &st.scalars {
+            let Some(f) = st.fields.get(i) else { continue };
+            let kind = match &f.kind {
+                Kind::Bool { .. } => LeafKind::Bool,
+                Kind::Num { num, .. } => leaf_kind(*num),
+                _ => LeafKind::Enum,
+            };
+            slots.push(br.leaf(sink, i, Name::Field(&f.name), kind)?);
+        }
+        br.slots = slots;
         Ok(())
     }
 
@@ -323,12 +421,21 @@ impl Schema {
                     Elem::Num(n) => leaf_kind(*n),
                     _ => LeafKind::UInt,
                 };
+                // Element slots are dense in `br.slots` (index j at position j).
                 each_scalar(elem, p, |j, s| {
                     if j >= max {
                         sink.clipped = true;
                         return Ok(false);
                     }
-                    br.put(sink, j, Name::Index(j), kind, s)?;
+                    let slot = match br.slots.get(j) {
+                        Some(&slot) => slot,
+                        None => {
+                            let slot = br.leaf(sink, j, Name::Index(j), kind)?;
+                            br.slots.push(slot);
+                            slot
+                        }
+                    };
+                    sink.put(slot, s);
                     Ok(true)
                 })?;
             }
@@ -426,6 +533,7 @@ impl Tree<'_> {
             }
             None => None,
         };
+        let ptrs = v.pointers();
         for f in &st.fields {
             if f.arm.is_some() && f.arm != which {
                 continue;
@@ -442,7 +550,7 @@ impl Tree<'_> {
                     index,
                 } => self.enum_value(*index, read_u16(v.data, *byte) ^ default),
                 Kind::Group(g) => self.strukt(*g, v, depth + 1)?,
-                Kind::Ptr { index, ty } => match v.ptr(*index) {
+                Kind::Ptr { index, ty } => match ptr_at(ptrs, *index) {
                     None => Value::Null,
                     Some(p) => self.pointer(ty, p, depth + 1)?,
                 },

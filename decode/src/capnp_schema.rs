@@ -106,6 +106,11 @@ pub(crate) struct Struct {
     pub(crate) name: String,
     pub(crate) union: Option<Union>,
     pub(crate) fields: Vec<Field>,
+    /// Indices of the fields outside any union that are bools, numbers or enums: read in one
+    /// tight loop into the instance's dense slot list.
+    pub(crate) scalars: Vec<usize>,
+    /// Indices of every other field (union arms, groups, pointers); `Void` fields are left out.
+    pub(crate) others: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -232,10 +237,10 @@ fn resolve_root(name: &str, by_id: &HashMap<u64, node::Reader<'_>>) -> Result<u6
         .strip_prefix("0x")
         .map(|h| u64::from_str_radix(h, 16))
         .unwrap_or_else(|| name.parse::<u64>());
-    if let Ok(id) = id {
-        if by_id.get(&id).is_some_and(is_plain_struct) {
-            return Ok(id);
-        }
+    if let Ok(id) = id
+        && by_id.get(&id).is_some_and(is_plain_struct)
+    {
+        return Ok(id);
     }
     let suffix: Vec<u64> = structs
         .iter()
@@ -357,10 +362,21 @@ impl<'a> Compiler<'_, 'a> {
                 kind,
             });
         }
+        let mut scalars = Vec::new();
+        let mut others = Vec::new();
+        for (i, f) in fields.iter().enumerate() {
+            match (&f.kind, f.arm) {
+                (Kind::Void, None) => {}
+                (Kind::Bool { .. } | Kind::Num { .. } | Kind::Enum { .. }, None) => scalars.push(i),
+                _ => others.push(i),
+            }
+        }
         Ok(Struct {
             name,
             union,
             fields,
+            scalars,
+            others,
         })
     }
 

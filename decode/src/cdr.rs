@@ -67,7 +67,7 @@ impl<'a> Cur<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn align(&mut self, n: usize) {
         let rem = self.pos % n;
         if rem != 0 {
@@ -75,12 +75,12 @@ impl<'a> Cur<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn remaining(&self) -> usize {
         self.buf.len().saturating_sub(self.pos)
     }
 
-    #[inline]
+    #[inline(always)]
     fn take<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         self.align(N);
         let end = self.pos.saturating_add(N);
@@ -93,7 +93,7 @@ impl<'a> Cur<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         let end = self.pos.checked_add(n).ok_or_else(|| self.truncated(n))?;
         let b = self
@@ -104,7 +104,7 @@ impl<'a> Cur<'a> {
         Ok(b)
     }
 
-    #[inline]
+    #[inline(always)]
     fn u32<O: Order>(&mut self) -> Result<u32, DecodeError> {
         Ok(O::u32(self.take::<4>()?))
     }
@@ -122,7 +122,7 @@ impl<'a> Cur<'a> {
         Ok(n)
     }
 
-    #[inline]
+    #[inline(always)]
     fn prim<O: Order>(&mut self, p: Prim) -> Result<Scalar, DecodeError> {
         Ok(match p {
             Prim::Bool => Scalar::UInt(u64::from(self.take::<1>()?[0] != 0)),

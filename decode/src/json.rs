@@ -111,11 +111,7 @@ impl Node<'_, '_, '_> {
     }
 }
 
-fn child_branch<'b>(
-    parent: &'b mut Branch,
-    idx: usize,
-    keyed: bool,
-) -> Result<&'b mut Branch, DecodeError> {
+fn child_branch(parent: &mut Branch, idx: usize, keyed: bool) -> Result<&mut Branch, DecodeError> {
     if parent.has_branch(idx) {
         return parent.branch(idx, Name::Same);
     }

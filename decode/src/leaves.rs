@@ -102,7 +102,7 @@ impl<'a> Sink<'a> {
         self.limits.max_list_elements
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put(&mut self, slot: u32, value: Scalar) {
         self.row.set(slot, value);
     }
@@ -160,6 +160,8 @@ pub(crate) struct Branch {
     kids: Vec<Inst>,
     /// Object keys by child index (JSON only).
     pub(crate) keys: Vec<Box<str>>,
+    /// Dense slots of a struct's always-present scalar fields (Cap'n Proto), filled once.
+    pub(crate) slots: Vec<u32>,
 }
 
 impl Branch {
@@ -183,7 +185,7 @@ impl Branch {
     }
 
     /// The slot of leaf child `idx`, registering it on first sight.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn leaf(
         &mut self,
         sink: &mut Sink<'_>,
@@ -213,7 +215,7 @@ impl Branch {
     }
 
     /// Writes `value` to leaf child `idx`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put(
         &mut self,
         sink: &mut Sink<'_>,
@@ -246,6 +248,7 @@ impl Branch {
                 path: child_path(path, name).into_boxed_str(),
                 kids: Vec::new(),
                 keys: Vec::new(),
+                slots: Vec::new(),
             });
         }
         match inst {

@@ -53,6 +53,8 @@
 //!
 //! No file I/O, threads or UI here: the crate only turns bytes into values.
 
+#![warn(missing_docs)]
+
 mod capnp_decode;
 mod capnp_schema;
 mod cdr;

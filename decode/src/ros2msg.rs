@@ -396,10 +396,10 @@ fn resolve(name: &str, package: &str, index: &HashMap<String, usize>) -> Option<
     if name.contains('/') {
         return index.get(&normalize(name)).copied();
     }
-    if name == "Header" {
-        if let Some(&i) = index.get("std_msgs/Header") {
-            return Some(i);
-        }
+    if name == "Header"
+        && let Some(&i) = index.get("std_msgs/Header")
+    {
+        return Some(i);
     }
     if let Some(&i) = index.get(&format!("{package}/{name}")) {
         return Some(i);

@@ -9,10 +9,15 @@ use crate::value::Scalar;
 /// never as 0. The row grows only when the plan learns new leaves.
 #[derive(Debug, Clone, Default)]
 pub struct Row {
-    values: Vec<Scalar>,
-    stamps: Vec<u32>,
+    cells: Vec<Cell>,
     generation: u32,
-    written: Vec<u32>,
+}
+
+/// One slot: its last value and the generation (message) that wrote it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cell {
+    value: Scalar,
+    stamp: u32,
 }
 
 impl Row {
@@ -24,10 +29,8 @@ impl Row {
     /// The value of leaf `slot` in the last decoded message, `None` if absent.
     #[inline]
     pub fn get(&self, slot: usize) -> Option<Scalar> {
-        match self.stamps.get(slot) {
-            Some(&s) if s == self.generation && self.generation != 0 => {
-                self.values.get(slot).copied()
-            }
+        match self.cells.get(slot) {
+            Some(c) if c.stamp == self.generation && self.generation != 0 => Some(c.value),
             _ => None,
         }
     }
@@ -38,17 +41,19 @@ impl Row {
         self.get(slot).map(Scalar::as_f64)
     }
 
-    /// The leaves the last decoded message carried, as `(slot, value)` in decode order.
+    /// The leaves the last decoded message carried, as `(slot, value)` in slot order.
     pub fn present(&self) -> impl Iterator<Item = (usize, Scalar)> + '_ {
-        self.written.iter().filter_map(|&slot| {
-            let slot = slot as usize;
-            self.values.get(slot).map(|&v| (slot, v))
-        })
+        let generation = self.generation;
+        self.cells
+            .iter()
+            .enumerate()
+            .filter(move |(_, c)| c.stamp == generation && generation != 0)
+            .map(|(slot, c)| (slot, c.value))
     }
 
     /// How many leaves the last decoded message carried.
     pub fn present_count(&self) -> usize {
-        self.written.len()
+        self.present().count()
     }
 
     /// Starts a new message: every slot becomes absent.
@@ -56,30 +61,24 @@ impl Row {
     pub(crate) fn begin(&mut self, leaf_count: usize) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.stamps.iter_mut().for_each(|s| *s = 0);
+            self.cells.iter_mut().for_each(|c| c.stamp = 0);
             self.generation = 1;
         }
-        self.written.clear();
         self.ensure(leaf_count);
     }
 
     #[inline]
     pub(crate) fn ensure(&mut self, leaf_count: usize) {
-        if self.values.len() < leaf_count {
-            self.values.resize(leaf_count, Scalar::default());
-            self.stamps.resize(leaf_count, 0);
+        if self.cells.len() < leaf_count {
+            self.cells.resize(leaf_count, Cell::default());
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set(&mut self, slot: u32, value: Scalar) {
-        let i = slot as usize;
-        if let (Some(v), Some(s)) = (self.values.get_mut(i), self.stamps.get_mut(i)) {
-            *v = value;
-            if *s != self.generation {
-                *s = self.generation;
-                self.written.push(slot);
-            }
+        if let Some(c) = self.cells.get_mut(slot as usize) {
+            c.value = value;
+            c.stamp = self.generation;
         }
     }
 }

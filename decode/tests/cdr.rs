@@ -39,7 +39,7 @@ impl W {
         }
     }
     fn align(&mut self, n: usize) {
-        while (self.buf.len() - 4) % n != 0 {
+        while !(self.buf.len() - 4).is_multiple_of(n) {
             self.buf.push(0);
         }
     }
