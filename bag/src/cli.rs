@@ -1,8 +1,10 @@
 //! Argument parsing and dispatch for the `bag` binary.
 
 mod cat;
+mod export;
 mod format;
 mod info;
+mod progress;
 mod reindex;
 mod verify;
 
@@ -58,6 +60,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a sub-range of a recording (by time and topics) as a new bag, byte for byte.
+    ///
+    /// The new index names the source and the range, and carries the source's drop count.
+    Export {
+        /// A bag directory, a .mcap file or a rosbag2 directory.
+        path: PathBuf,
+        /// The new bag directory (must not exist or be empty).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Only these topics (repeat or separate with commas).
+        #[arg(long, value_delimiter = ',', num_args = 1..)]
+        topics: Vec<String>,
+        /// Start at this time: seconds from the start (12.5), absolute nanoseconds, or RFC 3339.
+        #[arg(long)]
+        start: Option<String>,
+        /// Stop before this time (same forms as --start).
+        #[arg(long)]
+        end: Option<String>,
+        /// Chunk compression of the new bag: zstd, lz4 or none.
+        #[arg(long, default_value = "zstd")]
+        compression: bag::Compression,
+    },
     /// Rebuild metadata.yaml from the parts and rewrite torn parts as complete MCAP files.
     ///
     /// Drop and unstamped counts and advertised-but-never-published topics are kept from an
@@ -97,5 +121,20 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         } => cat::run(&path, &topics, start.as_deref(), end.as_deref(), json),
         Command::Verify { path, json } => verify::run(&path, json),
         Command::Reindex { path } => reindex::run(&path),
+        Command::Export {
+            path,
+            out,
+            topics,
+            start,
+            end,
+            compression,
+        } => export::run(export::Args {
+            path: &path,
+            out: &out,
+            topics: &topics,
+            start: start.as_deref(),
+            end: end.as_deref(),
+            compression,
+        }),
     }
 }

@@ -33,6 +33,7 @@
 pub mod channel;
 pub mod drop_queue;
 pub mod error;
+pub mod export;
 pub mod metadata;
 pub mod part;
 pub mod reader;
@@ -41,7 +42,7 @@ pub mod scan;
 pub mod verify;
 pub mod writer;
 
-pub use channel::{ChannelSpec, SchemaSpec, REGISTRY_SCHEMA_KEY};
+pub use channel::{ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
 pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};
 pub use metadata::{Metadata, PartState};

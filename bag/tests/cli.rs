@@ -189,3 +189,80 @@ fn bad_input_gives_a_clear_message_and_exit_1() {
         assert!(help.contains(cmd), "{help}");
     }
 }
+
+#[test]
+fn export_writes_a_byte_exact_sub_range_that_verifies_and_keeps_the_drop_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 9);
+    let out = tmp.path().join("cut");
+    let run = bag(&[
+        "export",
+        dir.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--start",
+        "8.5",
+        "--end",
+        "12",
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(3),
+        "lossy source: {}",
+        text(&run.stderr)
+    );
+    assert!(
+        text(&run.stderr).contains("dropped 9 messages"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(
+        text(&run.stdout).contains("exported 35 messages"),
+        "{}",
+        text(&run.stdout)
+    );
+
+    let source = bag::BagReader::open(&dir).unwrap();
+    let t0 = 1_764_676_800_000_000_000u64;
+    let expected: Vec<_> = source
+        .messages(
+            &bag::ReadFilter::all()
+                .start_ns(t0 + 8_500_000_000)
+                .end_ns(t0 + 12_000_000_000),
+        )
+        .unwrap()
+        .collect();
+    let cut = bag::BagReader::open(&out).unwrap();
+    let got: Vec<_> = cut.messages(&bag::ReadFilter::all()).unwrap().collect();
+    assert_eq!(got, expected);
+    assert_eq!(cut.dropped_messages(), Some(9));
+    let src = cut
+        .metadata()
+        .unwrap()
+        .redline
+        .as_ref()
+        .unwrap()
+        .source
+        .clone()
+        .unwrap();
+    assert_eq!(
+        (src.start_ns, src.end_ns),
+        (t0 + 8_500_000_000, t0 + 12_000_000_000)
+    );
+    assert!(src.path.ends_with("drive"));
+    assert_eq!(cut.advertised_never_published().len(), 1);
+    assert_eq!(
+        bag(&["verify", out.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+
+    // The target must not hold anything already.
+    let again = bag(&["export", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        text(&again.stderr).contains("not empty"),
+        "{}",
+        text(&again.stderr)
+    );
+}
