@@ -238,7 +238,10 @@ mod tests {
         let info = &m.rosbag2_bagfile_information;
         assert_eq!(info.version, 4);
         assert_eq!(info.message_count, 2);
-        assert_eq!(info.topics_with_message_count[0].topic_metadata.type_name, "std_msgs/msg/String");
+        assert_eq!(
+            info.topics_with_message_count[0].topic_metadata.type_name,
+            "std_msgs/msg/String"
+        );
         assert!(m.redline.is_none());
     }
 

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use crate::channel::SchemaSpec;
 use crate::error::{BagError, Result};
-use crate::metadata::{sync_dir, Metadata, PartRecord, PartState, RedlineSection};
+use crate::metadata::{Metadata, PartRecord, PartState, RedlineSection, sync_dir};
 use crate::part::{PartInfo, PartStatus};
 use crate::reader::{BagReader, IndexState};
 use crate::scan::{Definition, FileOrderScanner, ScanItem};
-use crate::writer::{bagfile_information, part_write_options, Compression};
+use crate::writer::{Compression, bagfile_information, part_write_options};
 
 /// What [`reindex`] did.
 #[derive(Debug, Clone, Default)]
@@ -55,7 +55,9 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
                 continue;
             }
             PartStatus::Garbage { what } => {
-                report.skipped.push((part.name.clone(), format!("garbage: {what}")));
+                report
+                    .skipped
+                    .push((part.name.clone(), format!("garbage: {what}")));
                 continue;
             }
             PartStatus::Torn { .. } => {
@@ -136,7 +138,14 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
                 encoding,
                 data,
             }) => {
-                schemas.insert(id, SchemaSpec { name, encoding, data });
+                schemas.insert(
+                    id,
+                    SchemaSpec {
+                        name,
+                        encoding,
+                        data,
+                    },
+                );
             }
             ScanItem::Definition(Definition::Channel {
                 id,
@@ -157,7 +166,12 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
                     },
                 };
                 let new_id = writer
-                    .add_channel(new_schema, &spec.topic, &spec.message_encoding, &spec.metadata)
+                    .add_channel(
+                        new_schema,
+                        &spec.topic,
+                        &spec.message_encoding,
+                        &spec.metadata,
+                    )
                     .map_err(|e| BagError::mcap(&tmp, e))?;
                 channels.insert(id, new_id);
             }
@@ -183,12 +197,15 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         .into_inner()
         .into_inner()
         .map_err(|e| BagError::io("writing", &tmp, e.into_error()))?;
-    file.sync_all().map_err(|e| BagError::io("syncing", &tmp, e))?;
+    file.sync_all()
+        .map_err(|e| BagError::io("syncing", &tmp, e))?;
     drop(file);
 
     // Check before swapping: the new file must be complete and hold every recovered message.
     let check = PartInfo::inspect(part.name.clone(), tmp.clone(), true)?;
-    if check.status != PartStatus::Complete || check.message_count != kept || kept != part.message_count
+    if check.status != PartStatus::Complete
+        || check.message_count != kept
+        || kept != part.message_count
     {
         let _ = fs::remove_file(&tmp);
         return Err(BagError::Damaged {

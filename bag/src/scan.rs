@@ -103,7 +103,10 @@ impl FileOrderScanner {
         };
         let mut magic = [0u8; 8];
         if file_len < 8 {
-            scanner.stop(0, format!("file is {file_len} bytes, shorter than the MCAP magic"));
+            scanner.stop(
+                0,
+                format!("file is {file_len} bytes, shorter than the MCAP magic"),
+            );
         } else if let Err(e) = scanner.input.read_exact(&mut magic) {
             return Err(BagError::io("reading", path, e));
         } else if &magic != MCAP_MAGIC {
@@ -158,7 +161,10 @@ impl FileOrderScanner {
             let record_start = self.offset;
             let remaining = self.file_len.saturating_sub(self.offset);
             if remaining == 0 {
-                self.stop(record_start, "file ends without a footer (the writer did not finish)".into());
+                self.stop(
+                    record_start,
+                    "file ends without a footer (the writer did not finish)".into(),
+                );
                 return Ok(None);
             }
             let mut head = [0u8; 9];
@@ -173,7 +179,10 @@ impl FileOrderScanner {
             let len = u64::from_le_bytes(head[1..9].try_into().unwrap_or([0; 8]));
             let available = remaining - 9;
             if opcode == 0 {
-                self.stop(record_start, "opcode 0x00 is not a record (garbage or zero fill)".into());
+                self.stop(
+                    record_start,
+                    "opcode 0x00 is not a record (garbage or zero fill)".into(),
+                );
                 return Ok(None);
             }
             if len > available {
@@ -211,7 +220,8 @@ impl FileOrderScanner {
     }
 
     fn fill_record(&mut self, len: u64) -> Result<()> {
-        let len = usize::try_from(len).map_err(|_| BagError::InvalidArgument("record too large".into()))?;
+        let len = usize::try_from(len)
+            .map_err(|_| BagError::InvalidArgument("record too large".into()))?;
         self.record.clear();
         self.record.resize(len, 0);
         self.input
@@ -237,9 +247,7 @@ impl FileOrderScanner {
         let at = self.chunk_offset;
         let body = self.chunk.get(range.clone()).unwrap_or(&[]);
         match parse_item(opcode, body) {
-            Ok(parsed) => Ok(Some(
-                parsed.with_data(self.chunk.get(range).unwrap_or(&[])),
-            )),
+            Ok(parsed) => Ok(Some(parsed.with_data(self.chunk.get(range).unwrap_or(&[])))),
             Err(what) => {
                 self.stop(at, format!("inside chunk: {what}"));
                 Ok(None)
@@ -258,7 +266,10 @@ impl FileOrderScanner {
                     if actual != header.crc {
                         self.stop(
                             record_start,
-                            format!("chunk CRC mismatch: expected {:08x}, found {actual:08x}", header.crc),
+                            format!(
+                                "chunk CRC mismatch: expected {:08x}, found {actual:08x}",
+                                header.crc
+                            ),
                         );
                         return Ok(());
                     }
@@ -357,9 +368,13 @@ fn parse_item(opcode: u8, body: &[u8]) -> std::result::Result<Parsed, String> {
     match opcode {
         op::MESSAGE => {
             let Some(fixed) = body.get(..MESSAGE_HEADER_LEN) else {
-                return Err(format!("message record of {} bytes is shorter than its header", body.len()));
+                return Err(format!(
+                    "message record of {} bytes is shorter than its header",
+                    body.len()
+                ));
             };
-            let u64_at = |i: usize| u64::from_le_bytes(fixed[i..i + 8].try_into().unwrap_or([0; 8]));
+            let u64_at =
+                |i: usize| u64::from_le_bytes(fixed[i..i + 8].try_into().unwrap_or([0; 8]));
             Ok(Parsed::Message {
                 channel_id: u16::from_le_bytes([fixed[0], fixed[1]]),
                 sequence: u32::from_le_bytes([fixed[2], fixed[3], fixed[4], fixed[5]]),
@@ -408,7 +423,9 @@ fn take<'a>(buf: &mut &'a [u8], n: usize) -> std::result::Result<&'a [u8], Strin
 }
 
 fn take_u64(buf: &mut &[u8]) -> std::result::Result<u64, String> {
-    Ok(u64::from_le_bytes(take(buf, 8)?.try_into().unwrap_or([0; 8])))
+    Ok(u64::from_le_bytes(
+        take(buf, 8)?.try_into().unwrap_or([0; 8]),
+    ))
 }
 
 /// Parses a chunk header and returns the compressed records, possibly cut short.
@@ -428,9 +445,7 @@ fn parse_chunk_header(body: &[u8]) -> std::result::Result<(ChunkHeader, &[u8]), 
     Ok((header, records))
 }
 
-fn parse_chunk_header_inner(
-    body: &[u8],
-) -> std::result::Result<(ChunkHeader, &[u8], u64), String> {
+fn parse_chunk_header_inner(body: &[u8]) -> std::result::Result<(ChunkHeader, &[u8], u64), String> {
     let mut buf = body;
     let _start = take_u64(&mut buf)?;
     let _end = take_u64(&mut buf)?;
@@ -498,7 +513,12 @@ fn decompress_prefix(header: &ChunkHeader, records: &[u8]) -> Vec<u8> {
         }
     };
     match header.compression.as_str() {
-        "" => return records.get(..(cap as usize).min(records.len())).unwrap_or(&[]).to_vec(),
+        "" => {
+            return records
+                .get(..(cap as usize).min(records.len()))
+                .unwrap_or(&[])
+                .to_vec();
+        }
         "zstd" => {
             if let Ok(mut decoder) = zstd::stream::read::Decoder::with_buffer(records) {
                 read_all(&mut decoder);

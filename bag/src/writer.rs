@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
 use crate::metadata::{
-    Advertised, BagfileInformation, FileInformation, Metadata, PartRecord, PartState,
-    RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount, METADATA_VERSION,
+    Advertised, BagfileInformation, FileInformation, METADATA_VERSION, Metadata, PartRecord,
+    PartState, RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount,
 };
 
 /// Chunk compression.
@@ -508,9 +508,10 @@ impl BagWriter {
             .options
             .part_max_bytes
             .is_some_and(|max| part.writer_position() >= max);
-        let too_long = self.options.part_max_duration_ns.is_some_and(|max| {
-            log_time_ns.saturating_sub(part.record.start_ns) >= max
-        });
+        let too_long = self
+            .options
+            .part_max_duration_ns
+            .is_some_and(|max| log_time_ns.saturating_sub(part.record.start_ns) >= max);
         if too_big || too_long {
             self.finish_part()?;
             self.open_part()?;
@@ -564,7 +565,12 @@ impl BagWriter {
         };
         let id = part
             .writer
-            .add_channel(schema_id, &spec.topic, &spec.message_encoding, &spec.metadata)
+            .add_channel(
+                schema_id,
+                &spec.topic,
+                &spec.message_encoding,
+                &spec.metadata,
+            )
             .map_err(|e| BagError::mcap(&part.path, e))?;
         part.mcap_channel_ids.insert(channel.0, id);
         Ok(id)
