@@ -435,3 +435,49 @@ fn lying_chunk_sizes_are_not_allocated() {
         );
     }
 }
+
+/// Hostile summaries stay linear: alternating opcodes (ungrouped), thousands of SummaryOffsets,
+/// repeated Statistics. A quadratic check would take minutes here.
+#[test]
+fn hostile_summaries_verify_in_linear_time() {
+    fn record(out: &mut Vec<u8>, opcode: u8, body: &[u8]) {
+        out.push(opcode);
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(body);
+    }
+    let mut bytes = b"\x89MCAP0\r\n".to_vec();
+    record(&mut bytes, 0x01, &[0; 8]);
+    let mut channel = 1u16.to_le_bytes().to_vec();
+    channel.extend_from_slice(&[0; 2 + 4 + 4 + 4]);
+    for id in 0..2_000u16 {
+        channel[..2].copy_from_slice(&id.to_le_bytes());
+        record(&mut bytes, 0x04, &channel);
+    }
+    record(&mut bytes, 0x0F, &[0; 4]);
+    for i in 0..60_000u32 {
+        record(&mut bytes, 0x80 + (i % 2) as u8, &[]);
+    }
+    let mut stats = vec![0u8; 8 + 2 + 4 * 4 + 16];
+    stats.extend_from_slice(&0u32.to_le_bytes());
+    for _ in 0..20_000 {
+        record(&mut bytes, 0x0B, &stats);
+    }
+    for i in 0..40_000u64 {
+        let mut body = vec![0x80];
+        body.extend_from_slice(&(i * 9).to_le_bytes());
+        body.extend_from_slice(&9u64.to_le_bytes());
+        record(&mut bytes, 0x0E, &body);
+    }
+    record(&mut bytes, 0x02, &[0; 20]);
+    bytes.extend_from_slice(b"\x89MCAP0\r\n");
+
+    let started = std::time::Instant::now();
+    let report = bag::verify::verify_bytes("hostile.mcap", &bytes);
+    let elapsed = started.elapsed();
+    assert!(!report.is_valid());
+    assert!(
+        elapsed < std::time::Duration::from_secs(10),
+        "verify took {elapsed:?} on a {}-byte hostile summary",
+        bytes.len()
+    );
+}

@@ -51,8 +51,9 @@ impl<'a> Checker<'a> {
             last.end = end;
             return;
         }
-        if self.groups.iter().any(|g| g.opcode == rec.opcode) && self.misgrouped.insert(rec.opcode)
-        {
+        // `grouped_opcodes` keeps this linear on a hostile summary that alternates opcodes.
+        let seen_before = !self.grouped_opcodes.insert(rec.opcode);
+        if seen_before && self.misgrouped.insert(rec.opcode) {
             self.error(
                 Loc::file(rec.offset),
                 record_name(rec.opcode),
@@ -211,26 +212,42 @@ impl<'a> Checker<'a> {
             ));
         }
         let mut listed = 0usize;
+        let mut bad = 0u64;
+        let mut first_bad = None;
         for entry in parse::u16_u64_map("message_index_offsets", index.message_index_offsets) {
             let Ok((channel, offset)) = entry else { break };
             listed += 1;
-            match chunk
+            // MessageIndex records were recorded in file order, so sorted by offset.
+            let found = chunk
                 .message_indexes
-                .iter()
-                .find(|(_, at, _)| *at == offset)
-            {
-                None => problems.push((
+                .binary_search_by_key(&offset, |(_, at, _)| *at)
+                .ok()
+                .and_then(|i| chunk.message_indexes.get(i));
+            let problem = match found {
+                None => Some((
                     format!(
                         "a MessageIndex for channel {channel} after the chunk at offset {offset}"
                     ),
                     "none there".to_owned(),
                 )),
-                Some((actual, _, _)) if *actual != channel => problems.push((
+                Some((actual, _, _)) if *actual != channel => Some((
                     format!("the MessageIndex at {offset} to be for channel {channel}"),
                     format!("channel {actual}"),
                 )),
-                Some(_) => {}
+                Some(_) => None,
+            };
+            if let Some(problem) = problem {
+                bad += 1;
+                first_bad.get_or_insert(problem);
             }
+        }
+        if let Some((expected, found)) = first_bad {
+            let more = if bad > 1 {
+                format!(" ({} more bad message_index_offsets entries)", bad - 1)
+            } else {
+                String::new()
+            };
+            problems.push((expected, format!("{found}{more}")));
         }
         let actual_indexes = chunk.message_indexes.len();
         if listed != 0 && listed != actual_indexes {
@@ -358,14 +375,17 @@ impl<'a> Checker<'a> {
 
     fn statistics(&mut self, rec: RawRecord<'a>) {
         let loc = Loc::file(rec.offset);
-        if self.statistics_at.replace(rec.offset).is_some() {
-            self.error(
+        if self.statistics_at.is_some() {
+            // Only the first is checked against the data section: each check walks every
+            // channel, and a hostile summary could repeat the record many times.
+            return self.error(
                 loc,
                 "Statistics",
                 "at most one Statistics record",
                 "a second one",
             );
         }
+        self.statistics_at = Some(rec.offset);
         let stats = match parse::Statistics::parse(rec.body) {
             Ok(stats) => stats,
             Err(err) => return self.field_error(loc, rec.opcode, err),
@@ -550,7 +570,12 @@ impl<'a> Checker<'a> {
                     "a second one",
                 );
             }
-            let group = self.groups.iter().find(|g| g.start == offset.group_start);
+            // Groups are in file order, so sorted by start.
+            let group = self
+                .groups
+                .binary_search_by_key(&offset.group_start, |g| g.start)
+                .ok()
+                .and_then(|i| self.groups.get(i));
             let problem = match group {
                 None => Some((
                     format!(
@@ -642,13 +667,14 @@ impl<'a> Checker<'a> {
     fn check_summary_copies(&mut self) {
         let mut channels: Vec<u16> = Vec::new();
         let mut schemas: Vec<u16> = Vec::new();
+        let mut schemas_seen = HashSet::new();
         for c in self.channels.iter().filter(|c| c.chunked_message_count > 0) {
             if !self.summary_channel_ids.contains(&c.id) {
                 channels.push(c.id);
             }
             if c.schema_id != 0
                 && !self.summary_schema_ids.contains(&c.schema_id)
-                && !schemas.contains(&c.schema_id)
+                && schemas_seen.insert(c.schema_id)
             {
                 schemas.push(c.schema_id);
             }
