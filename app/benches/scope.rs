@@ -1,0 +1,179 @@
+//! Benchmarks: frame cost against samples in view, memory per sample, loader throughput.
+//!
+//! `cargo bench -p scope`; groups are `frame/<mode>/<samples>` and `load/<mode>/<messages>`.
+//! Memory per sample is printed (criterion measures time only).
+
+use std::hint::black_box;
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
+use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader};
+use scope::demo::{DemoOptions, write_demo};
+use scope::loader::{LoadEvent, Loader};
+use scope::series::{Series, SeriesBuilder};
+use scope::source::{DataSource, RecordingSource};
+use scope::topic_data::envelope;
+
+const WIDTH_PX: usize = 1200;
+
+fn column(n: usize) -> (Vec<u64>, Series) {
+    let times: Vec<u64> = (0..n as u64).map(|i| i * 1_000).collect();
+    let mut b = SeriesBuilder::default();
+    for i in 0..n {
+        let x = i as f64 / n as f64;
+        b.push((x * 50.0).sin() * 100.0 + (i % 7) as f64);
+    }
+    (times, b.finish())
+}
+
+/// One full egui frame: a plot of the given points, run and tessellated.
+fn frame(ctx: &egui::Context, points: &[PlotPoint]) -> usize {
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(WIDTH_PX as f32 + 80.0, 400.0),
+        )),
+        ..Default::default()
+    };
+    let out = ctx.run_ui(input, |ui| {
+        egui::CentralPanel::default().show(ui, |ui| {
+            Plot::new("bench").show(ui, |p| {
+                p.line(Line::new("signal", PlotPoints::Borrowed(points)));
+            });
+        });
+    });
+    ctx.tessellate(out.shapes, out.pixels_per_point).len()
+}
+
+fn frames(c: &mut Criterion) {
+    let ctx = egui::Context::default();
+    let mut group = c.benchmark_group("frame");
+    group.sample_size(20);
+    for n in [10_000usize, 100_000_000] {
+        let (times, series) = column(n);
+        let span_s = n as f64 * 1e-6;
+        let mut points = Vec::new();
+        group.bench_function(format!("envelope/{n}"), |b| {
+            b.iter(|| {
+                // Worst case: the window moved, so the envelope is recomputed every frame.
+                envelope(&times, &series, 0, (0.0, span_s), WIDTH_PX, &mut points);
+                black_box(frame(&ctx, &points))
+            });
+        });
+    }
+    for n in [1_000_000usize, 10_000_000] {
+        let (times, series) = column(n);
+        let all: Vec<PlotPoint> = times
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| PlotPoint::new(t as f64 / 1e9, series.value(i).unwrap_or(f64::NAN)))
+            .collect();
+        group.bench_function(format!("egui_plot_all/{n}"), |b| {
+            b.iter(|| black_box(frame(&ctx, &all)));
+        });
+    }
+    group.finish();
+}
+
+fn demo_bag(secs: f64) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("drive");
+    write_demo(
+        &path,
+        DemoOptions {
+            duration_secs: secs,
+            part_secs: secs / 2.0,
+            tear_fraction: 0.0,
+            ..DemoOptions::default()
+        },
+    )
+    .expect("demo");
+    (dir, path)
+}
+
+/// Single-threaded mcap IndexedReader iteration over every part, no decoding.
+fn mcap_iterate(bag: &std::path::Path) -> usize {
+    let mut count = 0;
+    let mut parts: Vec<_> = std::fs::read_dir(bag)
+        .expect("dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .collect();
+    parts.sort();
+    for part in parts {
+        let bytes = std::fs::read(&part).expect("read");
+        let summary = mcap::Summary::read(&bytes)
+            .expect("summary")
+            .expect("has summary");
+        let mut reader = IndexedReader::new(&summary).expect("reader");
+        let mut file = std::fs::File::open(&part).expect("open");
+        let mut chunk = Vec::new();
+        while let Some(event) = reader.next_event() {
+            match event.expect("event") {
+                IndexedReadEvent::ReadChunkRequest { offset, length } => {
+                    chunk.resize(length, 0);
+                    file.seek(SeekFrom::Start(offset)).expect("seek");
+                    file.read_exact(&mut chunk).expect("read");
+                    reader
+                        .insert_chunk_record_data(offset, &chunk)
+                        .expect("insert");
+                }
+                IndexedReadEvent::Message { data, .. } => {
+                    count += 1;
+                    black_box(data);
+                }
+            }
+        }
+    }
+    count
+}
+
+fn load(source: Arc<dyn DataSource>) -> usize {
+    let loader = Loader::start(source, Arc::new(|| {}));
+    let mut samples = 0;
+    while let Some(event) = loader.wait_event() {
+        match event {
+            LoadEvent::Topic { data: Ok(d), .. } => samples += d.sample_count(),
+            LoadEvent::Topic { .. } => {}
+            LoadEvent::Finished { .. } => break,
+        }
+    }
+    samples
+}
+
+fn loading(c: &mut Criterion) {
+    let (_dir, bag) = demo_bag(600.0);
+    let messages = mcap_iterate(&bag);
+    let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(&bag).expect("open"));
+    // Memory per numeric sample, per topic, after loading.
+    let loader = Loader::start(Arc::clone(&source), Arc::new(|| {}));
+    while let Some(event) = loader.wait_event() {
+        match event {
+            LoadEvent::Topic { topic, data: Ok(d) } => {
+                let name = &source.summary().topics[topic].topic;
+                eprintln!(
+                    "memory/{name}: {} fields x {} messages: {:.2} bytes per numeric sample",
+                    d.fields.len(),
+                    d.times_ns.len(),
+                    d.heap_bytes() as f64 / d.sample_count().max(1) as f64
+                );
+            }
+            LoadEvent::Topic { .. } => {}
+            LoadEvent::Finished { .. } => break,
+        }
+    }
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10);
+    group.bench_function(format!("mcap_indexed_iterate/{messages}"), |b| {
+        b.iter(|| black_box(mcap_iterate(&bag)));
+    });
+    group.bench_function(format!("scope_loader_decode/{messages}"), |b| {
+        b.iter(|| black_box(load(Arc::clone(&source))));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames, loading);
+criterion_main!(benches);

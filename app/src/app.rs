@@ -1,0 +1,670 @@
+//! [`Scope`]: the whole app's state and its frame. Works both inside eframe and in an
+//! egui_kittest harness (`scope.ui(ui)`).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+use decode::LeafKind;
+use egui::{Key, RichText};
+
+use crate::health::health_ui;
+use crate::inspector::{Inspector, inspector_ui};
+use crate::layout::{Layout, Persisted, PlotSpec, SignalRef};
+use crate::open::{
+    OpenEvent, PickKind, PickPath, demo_in_background, open_in_background, pick_in_background,
+};
+use crate::plots::{PlotView, plot_stack_ui};
+use crate::recording::Recording;
+use crate::timeline::{Playback, Step, advance, timeline_ui};
+use crate::tree::topic_tree_ui;
+
+/// How many recent files are remembered.
+const RECENT_MAX: usize = 10;
+
+/// Which panel is on the right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RightPanel {
+    /// Health.
+    Health,
+    /// Inspector.
+    Inspector,
+}
+
+#[derive(Debug)]
+enum Command {
+    Open(PathBuf),
+    Pick(PickKind),
+    Demo,
+}
+
+/// A pending `--screenshot-to`.
+#[derive(Debug)]
+struct ScreenshotJob {
+    out: PathBuf,
+    frames_ready: u32,
+    requested: bool,
+    started: Instant,
+    result: Arc<Mutex<Option<Result<(), String>>>>,
+    exit_code: Arc<AtomicI32>,
+}
+
+/// The app.
+pub struct Scope {
+    pick: PickPath,
+    commands: Vec<Command>,
+    open_tx: Sender<OpenEvent>,
+    open_rx: Receiver<OpenEvent>,
+    opening: usize,
+    recording: Option<Recording>,
+    inspector: Option<Inspector>,
+    /// The last error, shown until dismissed.
+    pub error: Option<String>,
+    /// Recent files and layout (saved by eframe).
+    pub persisted: Persisted,
+    view: PlotView,
+    /// Playhead, play/pause, speed.
+    pub playback: Playback,
+    filter: String,
+    focused_plot: Option<usize>,
+    /// The panel on the right.
+    pub right: RightPanel,
+    screenshot: Option<ScreenshotJob>,
+    default_layout: bool,
+}
+
+impl std::fmt::Debug for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("recording", &self.recording)
+            .field("error", &self.error)
+            .finish()
+    }
+}
+
+impl Scope {
+    /// A scope with nothing open; `pick` is the file dialog (see [`crate::open::native_dialog`]).
+    pub fn new(pick: PickPath) -> Self {
+        let (open_tx, open_rx) = bounded(8);
+        Self {
+            pick,
+            commands: Vec::new(),
+            open_tx,
+            open_rx,
+            opening: 0,
+            recording: None,
+            inspector: None,
+            error: None,
+            persisted: Persisted::default(),
+            view: PlotView::default(),
+            playback: Playback::default(),
+            filter: String::new(),
+            focused_plot: None,
+            right: RightPanel::Health,
+            screenshot: None,
+            default_layout: false,
+        }
+    }
+
+    /// Opens `path` (read off the UI thread, starting with the next frame).
+    pub fn open(&mut self, path: PathBuf) {
+        self.commands.push(Command::Open(path));
+    }
+
+    /// Writes and opens the built-in demo recording.
+    pub fn open_demo(&mut self) {
+        self.default_layout = true;
+        self.commands.push(Command::Demo);
+    }
+
+    /// Shows the file dialog as File > Open would.
+    pub fn pick(&mut self, kind: PickKind) {
+        self.commands.push(Command::Pick(kind));
+    }
+
+    /// Renders one frame once loaded with a default layout, writes it to `out` and closes;
+    /// the exit code lands in `exit_code` (0 written, 1 failed).
+    pub fn screenshot_to(&mut self, out: PathBuf, exit_code: Arc<AtomicI32>) {
+        self.default_layout = true;
+        self.screenshot = Some(ScreenshotJob {
+            out,
+            frames_ready: 0,
+            requested: false,
+            started: Instant::now(),
+            result: Arc::new(Mutex::new(None)),
+            exit_code,
+        });
+    }
+
+    /// The open recording.
+    pub fn recording(&self) -> Option<&Recording> {
+        self.recording.as_ref()
+    }
+
+    /// True while a recording is being opened (dialog, summaries or demo).
+    pub fn is_opening(&self) -> bool {
+        self.opening > 0 || !self.commands.is_empty()
+    }
+
+    /// The plot layout.
+    pub fn layout(&self) -> &Layout {
+        &self.persisted.layout
+    }
+
+    /// The plot layout, to change.
+    pub fn layout_mut(&mut self) -> &mut Layout {
+        &mut self.persisted.layout
+    }
+
+    /// Points handed to egui_plot in the last frame.
+    pub fn points_last_frame(&self) -> usize {
+        self.view.points_last_frame
+    }
+
+    /// Closes the recording (cancels loading).
+    pub fn close(&mut self) {
+        self.recording = None;
+        self.inspector = None;
+        self.view.clear();
+        self.playback = Playback::default();
+    }
+
+    fn remember(&mut self, path: &std::path::Path) {
+        let s = path.display().to_string();
+        self.persisted.recent.retain(|p| p != &s);
+        self.persisted.recent.insert(0, s);
+        self.persisted.recent.truncate(RECENT_MAX);
+    }
+
+    /// Plots the first float fields of the first topics (outside headers).
+    pub fn apply_default_layout(&mut self) {
+        let Some(rec) = &self.recording else {
+            return;
+        };
+        let mut layout = Layout::default();
+        for (i, topic) in rec.summary().topics.iter().enumerate() {
+            if layout.plots.len() >= 4 {
+                break;
+            }
+            let Some(data) = rec.data(i) else {
+                continue;
+            };
+            let signals: Vec<SignalRef> = data
+                .fields
+                .iter()
+                .filter(|f| f.kind == LeafKind::Float && !f.path.starts_with("header"))
+                .take(2)
+                .map(|f| SignalRef {
+                    topic: topic.topic.clone(),
+                    path: f.path.clone(),
+                })
+                .collect();
+            if !signals.is_empty() {
+                layout.plots.push(PlotSpec { signals });
+            }
+        }
+        if layout.plots.is_empty() {
+            // Nothing float: take any numeric leaf.
+            for (i, topic) in rec.summary().topics.iter().enumerate() {
+                if let Some(f) = rec.data(i).and_then(|d| d.fields.first()) {
+                    layout.add(
+                        None,
+                        SignalRef {
+                            topic: topic.topic.clone(),
+                            path: f.path.clone(),
+                        },
+                    );
+                }
+                if layout.plots.len() >= 4 {
+                    break;
+                }
+            }
+        }
+        self.persisted.layout = layout;
+    }
+
+    /// Adds a signal to the focused plot (a new plot when none is focused).
+    pub fn add_signal(&mut self, signal: SignalRef) {
+        let target = self
+            .focused_plot
+            .or_else(|| self.persisted.layout.plots.len().checked_sub(1));
+        self.persisted.layout.add(target, signal);
+        if self.focused_plot.is_none() {
+            self.focused_plot = self.persisted.layout.plots.len().checked_sub(1);
+        }
+    }
+
+    /// Moves the playhead to the next or previous message of the plotted topics (all topics
+    /// when nothing is plotted).
+    pub fn step(&mut self, step: Step) {
+        let Some(rec) = &self.recording else {
+            return;
+        };
+        let mut topics: Vec<usize> = self
+            .persisted
+            .layout
+            .signals()
+            .filter_map(|s| rec.topic_index(&s.topic))
+            .collect();
+        if topics.is_empty() {
+            topics = (0..rec.topics.len()).collect();
+        }
+        let t = self.playback.playhead_ns;
+        let mut best: Option<u64> = None;
+        for i in topics {
+            let Some(data) = rec.data(i) else {
+                continue;
+            };
+            let candidate = match step {
+                Step::Forward => {
+                    let k = data.times_ns.partition_point(|&x| x <= t);
+                    data.times_ns.get(k).copied()
+                }
+                Step::Back => {
+                    let k = data.times_ns.partition_point(|&x| x < t);
+                    k.checked_sub(1).and_then(|k| data.times_ns.get(k).copied())
+                }
+            };
+            if let Some(c) = candidate {
+                best = Some(match (best, step) {
+                    (None, _) => c,
+                    (Some(b), Step::Forward) => b.min(c),
+                    (Some(b), Step::Back) => b.max(c),
+                });
+            }
+        }
+        if let Some(b) = best {
+            self.playback.playhead_ns = b;
+        }
+    }
+
+    fn run_commands(&mut self, ctx: &egui::Context) {
+        let repaint: Arc<dyn Fn() + Send + Sync> = {
+            let ctx = ctx.clone();
+            Arc::new(move || ctx.request_repaint())
+        };
+        for command in std::mem::take(&mut self.commands) {
+            self.opening += 1;
+            let tx = self.open_tx.clone();
+            match command {
+                Command::Open(path) => open_in_background(path, tx, Arc::clone(&repaint)),
+                Command::Pick(kind) => {
+                    pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(&repaint))
+                }
+                Command::Demo => demo_in_background(tx, Arc::clone(&repaint)),
+            }
+        }
+        while let Ok(event) = self.open_rx.try_recv() {
+            self.opening = self.opening.saturating_sub(1);
+            match event {
+                OpenEvent::Cancelled => {}
+                OpenEvent::Failed(e) => self.error = Some(e),
+                OpenEvent::Opened { source, demo } => {
+                    self.close();
+                    if !demo {
+                        self.remember(&source.summary().path);
+                    }
+                    self.playback.playhead_ns = source.summary().time_range_ns.map_or(0, |r| r.0);
+                    self.inspector =
+                        Some(Inspector::start(Arc::clone(&source), Arc::clone(&repaint)));
+                    self.recording = Some(Recording::start(source, Arc::clone(&repaint)));
+                    self.error = None;
+                    self.focused_plot = None;
+                }
+            }
+        }
+        let mut just_loaded = false;
+        if let Some(rec) = &mut self.recording {
+            let was_loaded = rec.loaded();
+            rec.poll(Duration::from_millis(8));
+            just_loaded = !was_loaded && rec.loaded();
+            if !rec.loaded() {
+                // Progress counters move without events.
+                ctx.request_repaint_after(Duration::from_millis(100));
+            }
+        }
+        if just_loaded && self.default_layout && self.persisted.layout.plots.is_empty() {
+            self.apply_default_layout();
+        }
+    }
+
+    fn keys(&mut self, ctx: &egui::Context) {
+        if ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let (space, left, right, plus, minus, home) = ctx.input(|i| {
+            (
+                i.key_pressed(Key::Space),
+                i.key_pressed(Key::ArrowLeft),
+                i.key_pressed(Key::ArrowRight),
+                i.key_pressed(Key::Plus) || i.key_pressed(Key::Equals),
+                i.key_pressed(Key::Minus),
+                i.key_pressed(Key::Home),
+            )
+        });
+        if space {
+            self.playback.playing = !self.playback.playing;
+        }
+        if left {
+            self.step(Step::Back);
+        }
+        if right {
+            self.step(Step::Forward);
+        }
+        if let Some(rec) = &self.recording {
+            let full = (0.0, (rec.t1_ns().saturating_sub(rec.t0_ns())) as f64 / 1e9);
+            let (a, b) = self.view.x_range_s.unwrap_or(full);
+            let center = (self.playback.playhead_ns as f64 - rec.t0_ns() as f64) / 1e9;
+            if plus {
+                let half = (b - a) / 4.0;
+                self.view.pending_x_range_s = Some((center - half, center + half));
+            }
+            if minus {
+                let half = b - a;
+                self.view.pending_x_range_s = Some((center - half, center + half));
+            }
+            if home {
+                self.view.pending_x_range_s = Some(full);
+            }
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open File...").clicked() {
+                    self.pick(PickKind::File);
+                    ui.close();
+                }
+                if ui.button("Open Folder...").clicked() {
+                    self.pick(PickKind::Folder);
+                    ui.close();
+                }
+                ui.menu_button("Open Recent", |ui| {
+                    if self.persisted.recent.is_empty() {
+                        ui.label("No recent recordings");
+                    }
+                    let mut chosen = None;
+                    for path in &self.persisted.recent {
+                        if ui.button(path).clicked() {
+                            chosen = Some(PathBuf::from(path));
+                        }
+                    }
+                    if let Some(p) = chosen {
+                        self.open(p);
+                        ui.close();
+                    }
+                });
+                if ui.button("Open Demo").clicked() {
+                    self.open_demo();
+                    ui.close();
+                }
+                if ui.button("Close").clicked() {
+                    self.close();
+                    ui.close();
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui.button("Reset view").clicked() {
+                    if let Some(rec) = &self.recording {
+                        self.view.pending_x_range_s =
+                            Some((0.0, (rec.t1_ns().saturating_sub(rec.t0_ns())) as f64 / 1e9));
+                    }
+                    ui.close();
+                }
+                if ui.button("Default layout").clicked() {
+                    self.apply_default_layout();
+                    ui.close();
+                }
+                if ui.button("Clear plots").clicked() {
+                    self.persisted.layout = Layout::default();
+                    self.focused_plot = None;
+                    ui.close();
+                }
+            });
+            ui.separator();
+            if let Some(rec) = &self.recording {
+                ui.label(RichText::new(&rec.summary().name).strong());
+                if rec.loaded() {
+                    let samples: usize = (0..rec.topics.len())
+                        .filter_map(|i| rec.data(i))
+                        .map(|d| d.sample_count())
+                        .sum();
+                    ui.label(
+                        RichText::new(format!(
+                            "{} messages, {samples} samples",
+                            rec.summary().health.message_count
+                        ))
+                        .weak(),
+                    );
+                } else {
+                    ui.add(
+                        egui::ProgressBar::new(rec.progress())
+                            .desired_width(160.0)
+                            .show_percentage()
+                            .text(format!("Loading {:.0}%", rec.progress() * 100.0)),
+                    );
+                    if ui.button("Cancel").clicked() {
+                        self.close();
+                    }
+                }
+            }
+            if self.is_opening() {
+                ui.spinner();
+                ui.label("Opening...");
+            }
+        });
+    }
+
+    /// One frame of the whole app.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        // Drag and drop onto the window.
+        let dropped: Option<PathBuf> =
+            ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
+        if let Some(p) = dropped {
+            self.open(p);
+        }
+        self.run_commands(&ctx);
+        self.keys(&ctx);
+        if let Some(rec) = &self.recording {
+            let dt = f64::from(ctx.input(|i| i.stable_dt)).min(0.1);
+            advance(&mut self.playback, dt, rec.t1_ns());
+            if self.playback.playing {
+                ctx.request_repaint();
+            }
+        }
+
+        egui::Panel::top("scope-menu").show(ui, |ui| self.menu_ui(ui));
+        if let Some(err) = self.error.clone() {
+            egui::Panel::top("scope-error").show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.colored_label(
+                        egui::Color32::from_rgb(0xf0, 0x60, 0x60),
+                        format!("Error: {err}"),
+                    );
+                    if ui.small_button("Dismiss").clicked() {
+                        self.error = None;
+                    }
+                });
+            });
+        }
+        let Some(rec) = &self.recording else {
+            egui::CentralPanel::default().show(ui, |ui| {
+                ui.vertical_centered(|ui| {
+                    ui.add_space(80.0);
+                    ui.heading("Redline Scope");
+                    if self.is_opening() {
+                        ui.spinner();
+                        ui.label("Opening...");
+                    } else {
+                        ui.label("File > Open, or drop a bag directory or .mcap file here.");
+                    }
+                });
+            });
+            self.finish_screenshot(&ctx);
+            return;
+        };
+        let mut step = None;
+        egui::Panel::bottom("scope-timeline").show(ui, |ui| {
+            ui.add_space(4.0);
+            step = timeline_ui(ui, rec, &mut self.playback);
+            ui.add_space(4.0);
+        });
+        let mut clicked_signal = None;
+        egui::Panel::left("scope-tree")
+            .resizable(true)
+            .default_size(280.0)
+            .max_size(480.0)
+            .show(ui, |ui| {
+                ui.heading("Topics");
+                clicked_signal = topic_tree_ui(ui, rec, &mut self.filter);
+            });
+        egui::Panel::right("scope-side")
+            .resizable(true)
+            .default_size(340.0)
+            .max_size(520.0)
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.right, RightPanel::Health, "Health");
+                    ui.selectable_value(&mut self.right, RightPanel::Inspector, "Inspector");
+                });
+                ui.separator();
+                match self.right {
+                    RightPanel::Health => health_ui(ui, rec),
+                    RightPanel::Inspector => {
+                        if let Some(inspector) = &mut self.inspector {
+                            if inspector.topic.is_none() {
+                                inspector.topic = self
+                                    .persisted
+                                    .layout
+                                    .signals()
+                                    .next()
+                                    .and_then(|s| rec.topic_index(&s.topic));
+                            }
+                            inspector_ui(ui, rec, inspector, self.playback.playhead_ns);
+                        }
+                    }
+                }
+            });
+        let mut actions = Default::default();
+        egui::CentralPanel::default().show(ui, |ui| {
+            actions = plot_stack_ui(
+                ui,
+                rec,
+                &self.persisted.layout,
+                &mut self.view,
+                self.playback.playhead_ns,
+                self.focused_plot,
+            );
+        });
+        if let Some(s) = step {
+            self.step(s);
+        }
+        if let Some(signal) = clicked_signal {
+            self.add_signal(signal);
+        }
+        let layout = &mut self.persisted.layout;
+        if let Some(t) = actions.seek_ns {
+            self.playback.playhead_ns = t;
+        }
+        if actions.focused.is_some() {
+            self.focused_plot = actions.focused;
+        }
+        if let Some((plot, signal)) = actions.dropped {
+            layout.add(plot, signal);
+        }
+        if let Some((p, s)) = actions.remove_signal
+            && let Some(plot) = layout.plots.get_mut(p)
+            && s < plot.signals.len()
+        {
+            plot.signals.remove(s);
+        }
+        if let Some(p) = actions.remove_plot
+            && p < layout.plots.len()
+        {
+            layout.plots.remove(p);
+            self.focused_plot = None;
+        }
+        self.finish_screenshot(&ctx);
+    }
+
+    fn finish_screenshot(&mut self, ctx: &egui::Context) {
+        let Some(job) = &mut self.screenshot else {
+            return;
+        };
+        let ready = self.recording.as_ref().is_some_and(Recording::loaded)
+            && self.opening == 0
+            && self.commands.is_empty();
+        let failed = self.error.clone();
+        let done = job.result.lock().ok().and_then(|mut r| r.take());
+        if let Some(result) = done {
+            match result {
+                Ok(()) => {
+                    eprintln!("scope: wrote {}", job.out.display());
+                    job.exit_code.store(0, Ordering::SeqCst);
+                }
+                Err(e) => {
+                    eprintln!("scope: {e}");
+                    job.exit_code.store(1, Ordering::SeqCst);
+                }
+            }
+            self.screenshot = None;
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if let Some(e) = failed.filter(|_| self.opening == 0 && self.recording.is_none()) {
+            eprintln!("scope: {e}");
+            job.exit_code.store(1, Ordering::SeqCst);
+            self.screenshot = None;
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if job.started.elapsed() > Duration::from_secs(300) {
+            eprintln!("scope: gave up waiting for the recording to load");
+            job.exit_code.store(1, Ordering::SeqCst);
+            self.screenshot = None;
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if ready {
+            job.frames_ready += 1;
+        }
+        // A few frames after loading so plots have their final window and points.
+        if job.frames_ready >= 4 && !job.requested {
+            job.requested = true;
+            let out = job.out.clone();
+            let slot = Arc::clone(&job.result);
+            let repaint = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                std::thread::spawn(move || {
+                    let r = crate::screenshot::write_png(&image, &out);
+                    if let Ok(mut s) = slot.lock() {
+                        *s = Some(r);
+                    }
+                    repaint.request_repaint();
+                });
+            });
+        }
+        ctx.request_repaint_after(Duration::from_millis(50));
+    }
+}
+
+impl eframe::App for Scope {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        Scope::ui(self, ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.persisted);
+    }
+}
+
+/// Restores what was saved by [`eframe::App::save`].
+pub fn restore(storage: Option<&dyn eframe::Storage>) -> Persisted {
+    storage
+        .and_then(|s| eframe::get_value::<Persisted>(s, eframe::APP_KEY))
+        .unwrap_or_default()
+}

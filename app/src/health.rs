@@ -1,0 +1,109 @@
+//! The health panel: can this recording be trusted?
+
+use egui::{Color32, RichText};
+
+use crate::recording::Recording;
+
+/// The sentence shown when the recorder dropped messages.
+pub const GAPS_SENTENCE: &str = "This recording has gaps.";
+
+/// Drops, unstamped share, never-published topics, parts and latency.
+pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
+    let health = &recording.summary().health;
+    let warn = Color32::from_rgb(0xf0, 0xa0, 0x40);
+    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
+        ui.heading("Health");
+        match health.dropped_messages {
+            Some(0) => {
+                ui.label("Dropped messages: 0");
+            }
+            Some(n) => {
+                ui.label(RichText::new(format!("Dropped messages: {n}")).color(warn));
+                ui.label(RichText::new(format!(
+                    "{GAPS_SENTENCE} The recorder could not keep up and dropped {n} messages."
+                )));
+            }
+            None => {
+                ui.label("Dropped messages: not recorded by this format");
+            }
+        }
+        match health.unstamped_messages {
+            Some(n) => {
+                let share = if health.message_count > 0 {
+                    100.0 * n as f64 / health.message_count as f64
+                } else {
+                    0.0
+                };
+                ui.label(format!("Unstamped messages: {n} ({share:.2}% of {})", health.message_count))
+                    .on_hover_text("Messages that arrived without a publisher timestamp; their publish time is the log time.");
+            }
+            None => {
+                ui.label(format!("Messages: {} (unstamped count not recorded)", health.message_count));
+            }
+        }
+        if health.never_published.is_empty() {
+            ui.label("Advertised but never published: none");
+        } else {
+            ui.label(
+                RichText::new(format!(
+                    "Advertised but never published: {}",
+                    health.never_published.len()
+                ))
+                .color(warn),
+            );
+            for (topic, schema) in &health.never_published {
+                ui.label(format!("  {topic} ({schema})"));
+            }
+        }
+        ui.separator();
+        ui.label(RichText::new("Parts").strong());
+        for part in &health.parts {
+            let color = match part.state {
+                "complete" => ui.visuals().text_color(),
+                _ => warn,
+            };
+            ui.horizontal(|ui| {
+                ui.label(&part.name);
+                ui.label(RichText::new(part.state).color(color));
+                ui.label(format!("{} messages", part.message_count));
+            });
+            if !part.detail.is_empty() {
+                ui.add(egui::Label::new(RichText::new(&part.detail).small()).wrap());
+            }
+        }
+        for note in &health.notes {
+            ui.add(egui::Label::new(RichText::new(note).small().weak()).wrap());
+        }
+        if !recording.issues.is_empty() {
+            ui.separator();
+            ui.label(RichText::new("Read problems").strong());
+            for issue in &recording.issues {
+                ui.add(egui::Label::new(RichText::new(issue).small().color(warn)).wrap());
+            }
+        }
+        ui.separator();
+        ui.label(RichText::new("Publish-to-log latency (ms)").strong())
+            .on_hover_text("log time - publish time; negative means the publisher's clock is ahead of the recorder's.");
+        egui::Grid::new("health-latency").striped(true).show(ui, |ui| {
+            ui.label("topic");
+            ui.label("p50");
+            ui.label("p99");
+            ui.label("max");
+            ui.end_row();
+            for (i, topic) in recording.summary().topics.iter().enumerate() {
+                let Some(lat) = recording.data(i).and_then(|d| d.latency) else {
+                    continue;
+                };
+                ui.label(&topic.topic);
+                ui.monospace(format!("{:.3}", lat.p50_ms));
+                ui.monospace(format!("{:.3}", lat.p99_ms));
+                ui.monospace(format!("{:.3}", lat.max_ms));
+                ui.end_row();
+            }
+        });
+        if let Some(t) = recording.load_time {
+            ui.separator();
+            ui.label(RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3)).small().weak());
+        }
+    });
+}

@@ -1,0 +1,66 @@
+//! The plot layout: which signals are in which plot. Persisted between runs by name, so a
+//! layout carries over to another recording with the same topics.
+
+use serde::{Deserialize, Serialize};
+
+/// One plotted signal: a topic's numeric leaf.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SignalRef {
+    /// Topic name.
+    pub topic: String,
+    /// Leaf path within the topic's messages.
+    pub path: String,
+}
+
+impl SignalRef {
+    /// `topic/path`, as the legend shows it.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.topic, self.path)
+    }
+}
+
+/// One plot of the stack.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlotSpec {
+    /// Its signals, drawn in this order.
+    pub signals: Vec<SignalRef>,
+}
+
+/// The stack of plots.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// Top to bottom.
+    pub plots: Vec<PlotSpec>,
+}
+
+impl Layout {
+    /// Adds `signal` to plot `plot` (a new plot when out of range); no duplicates within a plot.
+    pub fn add(&mut self, plot: Option<usize>, signal: SignalRef) {
+        let index = match plot {
+            Some(i) if i < self.plots.len() => i,
+            _ => {
+                self.plots.push(PlotSpec::default());
+                self.plots.len() - 1
+            }
+        };
+        if let Some(p) = self.plots.get_mut(index)
+            && !p.signals.contains(&signal)
+        {
+            p.signals.push(signal);
+        }
+    }
+
+    /// Every signal in the layout.
+    pub fn signals(&self) -> impl Iterator<Item = &SignalRef> {
+        self.plots.iter().flat_map(|p| p.signals.iter())
+    }
+}
+
+/// What is saved between runs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Persisted {
+    /// Most recent first.
+    pub recent: Vec<String>,
+    /// The plot layout.
+    pub layout: Layout,
+}

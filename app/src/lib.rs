@@ -1,0 +1,50 @@
+//! Redline Scope: open a recording, plot any numeric field against time, scrub and play back,
+//! and judge whether the recording can be trusted.
+//!
+//! Data flows one way, and the UI thread never reads files or decodes:
+//!
+//! ```text
+//! path ─▶ open (worker) ─▶ RecordingSource (DataSource: topics + health at once)
+//!                              └─▶ Loader (rayon across topics) ─▶ TopicData columns + pyramids
+//!                                                                     └─▶ plots, timeline, tree
+//! ```
+//!
+//! The app is [`Scope`]; `scope.ui(ui)` draws one frame, so it runs in eframe and in an
+//! egui_kittest harness alike. The file dialog is injected ([`open::PickPath`]).
+//!
+//! ```
+//! use scope::series::SeriesBuilder;
+//! use scope::topic_data::envelope;
+//!
+//! // A million samples reduce to at most two points per pixel column.
+//! let times: Vec<u64> = (0..1_000_000u64).map(|i| i * 1_000).collect();
+//! let mut column = SeriesBuilder::default();
+//! for i in 0..1_000_000 {
+//!     column.push((i % 1000) as f64);
+//! }
+//! let series = column.finish();
+//! let mut points = Vec::new();
+//! envelope(&times, &series, 0, (0.0, 1.0), 800, &mut points);
+//! assert!(points.len() <= 1600);
+//! ```
+
+pub mod app;
+pub mod cli;
+pub mod demo;
+pub mod format;
+pub mod health;
+pub mod inspector;
+pub mod layout;
+pub mod loader;
+pub mod open;
+pub mod plots;
+pub mod recording;
+pub mod screenshot;
+pub mod series;
+pub mod source;
+pub mod timeline;
+pub mod topic_data;
+pub mod tree;
+
+pub use app::Scope;
+pub use source::{DataSource, RecordingSource};

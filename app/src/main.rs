@@ -1,0 +1,55 @@
+//! `scope [PATH] [--screenshot-to OUT.png]`
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use scope::Scope;
+
+fn main() -> ExitCode {
+    let args = match scope::cli::parse(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let exit_code = Arc::new(AtomicI32::new(0));
+    let screenshot = args.screenshot_to.is_some();
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Redline Scope")
+            .with_inner_size([1280.0, 800.0])
+            .with_drag_and_drop(true),
+        // A screenshot must not depend on what an earlier session saved.
+        persist_window: !screenshot,
+        ..Default::default()
+    };
+    let code = Arc::clone(&exit_code);
+    let result = eframe::run_native(
+        "redline-scope",
+        options,
+        Box::new(move |cc| {
+            let mut app = Scope::new(scope::open::native_dialog());
+            if !screenshot {
+                app.persisted = scope::app::restore(cc.storage);
+            }
+            match args.path {
+                Some(p) => app.open(p),
+                None => app.open_demo(),
+            }
+            if let Some(out) = args.screenshot_to {
+                app.screenshot_to(out, code);
+            }
+            Ok(Box::new(app))
+        }),
+    );
+    if let Err(e) = result {
+        eprintln!("scope: {e}");
+        return ExitCode::FAILURE;
+    }
+    match exit_code.load(Ordering::SeqCst) {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    }
+}

@@ -1,0 +1,118 @@
+//! Opening recordings off the UI thread: the file dialog (injected, so tests never open one),
+//! reading the summaries, and writing the demo.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+
+use crate::source::{DataSource, RecordingSource};
+
+/// What the user asked the dialog for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickKind {
+    /// A single `.mcap` file.
+    File,
+    /// A bag or rosbag2 directory.
+    Folder,
+}
+
+/// Shows a file dialog and returns the chosen path. Called on a worker thread, so it may
+/// block; tests inject one that returns a fixed path.
+pub type PickPath = Arc<dyn Fn(PickKind) -> Option<PathBuf> + Send + Sync>;
+
+/// The native dialog, through rfd's xdg portal backend.
+pub fn native_dialog() -> PickPath {
+    Arc::new(|kind| {
+        let dialog = rfd::FileDialog::new().set_title("Open recording");
+        match kind {
+            PickKind::File => dialog.add_filter("MCAP", &["mcap"]).pick_file(),
+            PickKind::Folder => dialog.pick_folder(),
+        }
+    })
+}
+
+/// What an opening job reports.
+#[derive(Debug)]
+pub enum OpenEvent {
+    /// The dialog was closed without a choice.
+    Cancelled,
+    /// A source is open (summaries read).
+    Opened {
+        /// The source.
+        source: Arc<dyn DataSource>,
+        /// True for the built-in demo (not added to recent files).
+        demo: bool,
+    },
+    /// Opening failed: the message says what and where.
+    Failed(String),
+}
+
+impl std::fmt::Debug for dyn DataSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DataSource({})", self.summary().name)
+    }
+}
+
+fn spawn(
+    name: &str,
+    tx: Sender<OpenEvent>,
+    repaint: Arc<dyn Fn() + Send + Sync>,
+    job: impl FnOnce() -> OpenEvent + Send + 'static,
+) {
+    let spawned = std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(move || {
+            let event = job();
+            let _ = tx.send(event);
+            repaint();
+        });
+    if let Err(e) = spawned {
+        eprintln!("scope: cannot start a thread: {e}");
+    }
+}
+
+fn open_path(path: PathBuf, demo: bool) -> OpenEvent {
+    match RecordingSource::open(&path) {
+        Ok(source) => OpenEvent::Opened {
+            source: Arc::new(source),
+            demo,
+        },
+        Err(e) => OpenEvent::Failed(e),
+    }
+}
+
+/// Opens `path` on a worker thread.
+pub fn open_in_background(
+    path: PathBuf,
+    tx: Sender<OpenEvent>,
+    repaint: Arc<dyn Fn() + Send + Sync>,
+) {
+    spawn("scope-open", tx, repaint, move || open_path(path, false));
+}
+
+/// Shows the dialog on a worker thread, then opens what was chosen.
+pub fn pick_in_background(
+    pick: PickPath,
+    kind: PickKind,
+    tx: Sender<OpenEvent>,
+    repaint: Arc<dyn Fn() + Send + Sync>,
+) {
+    spawn("scope-dialog", tx, repaint, move || match pick(kind) {
+        Some(path) => open_path(path, false),
+        None => OpenEvent::Cancelled,
+    });
+}
+
+/// Writes the demo recording on a worker thread, then opens it.
+pub fn demo_in_background(tx: Sender<OpenEvent>, repaint: Arc<dyn Fn() + Send + Sync>) {
+    spawn(
+        "scope-demo",
+        tx,
+        repaint,
+        move || match crate::demo::write_demo_in_temp() {
+            Ok(path) => open_path(path, true),
+            Err(e) => OpenEvent::Failed(e),
+        },
+    );
+}

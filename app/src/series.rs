@@ -1,0 +1,360 @@
+//! One numeric signal's values plus its min/max pyramid, so any time window reduces to a
+//! per-pixel-column envelope in time that does not grow with the number of samples.
+//!
+//! Values start as `f32` and switch to `f64` the first time a value does not survive the round
+//! trip (a latitude, a nanosecond counter), so most columns cost 4 bytes a sample. Absent values
+//! (a message that did not carry the leaf, a decode error) are NaN and skipped by min/max.
+
+/// Samples summarised by one pyramid entry, and the fan-out between levels.
+pub const FANOUT: usize = 16;
+
+/// A value type a column can hold.
+pub trait Sample: Copy + PartialOrd + Send + Sync + 'static {
+    /// The absent value.
+    const NAN: Self;
+    /// Widens to `f64`.
+    fn to_f64(self) -> f64;
+}
+
+impl Sample for f32 {
+    const NAN: Self = f32::NAN;
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Sample for f64 {
+    const NAN: Self = f64::NAN;
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// Values of one type with their pyramid: `levels[k][j]` is the (min, max) of raw samples
+/// `j * FANOUT^(k+1) .. (j+1) * FANOUT^(k+1)`; NaN when all of them are absent.
+#[derive(Debug, Clone, Default)]
+pub struct Typed<T> {
+    /// Raw values, one per message of the topic.
+    pub values: Vec<T>,
+    levels: Vec<Vec<(T, T)>>,
+}
+
+#[inline]
+fn fold<T: Sample>(acc: &mut Option<(T, T)>, lo: T, hi: T) {
+    // NaN compares false both ways: skip it.
+    if lo.partial_cmp(&lo).is_none() {
+        return;
+    }
+    match acc {
+        None => *acc = Some((lo, hi)),
+        Some((a, b)) => {
+            if lo < *a {
+                *a = lo;
+            }
+            if hi > *b {
+                *b = hi;
+            }
+        }
+    }
+}
+
+impl<T: Sample> Typed<T> {
+    /// Builds the pyramid over `values`.
+    pub fn new(values: Vec<T>) -> Self {
+        let mut levels: Vec<Vec<(T, T)>> = Vec::new();
+        let mut below: Vec<(T, T)> = Vec::new();
+        let mut first = true;
+        loop {
+            let next: Vec<(T, T)> = if first {
+                values
+                    .chunks(FANOUT)
+                    .map(|c| {
+                        let mut acc = None;
+                        for &v in c {
+                            fold(&mut acc, v, v);
+                        }
+                        acc.unwrap_or((T::NAN, T::NAN))
+                    })
+                    .collect()
+            } else {
+                below
+                    .chunks(FANOUT)
+                    .map(|c| {
+                        let mut acc = None;
+                        for &(lo, hi) in c {
+                            fold(&mut acc, lo, hi);
+                        }
+                        acc.unwrap_or((T::NAN, T::NAN))
+                    })
+                    .collect()
+            };
+            first = false;
+            // A level is only worth keeping if it summarises more than one block.
+            let len = next.len();
+            if len <= 1 && !levels.is_empty() {
+                break;
+            }
+            if !below.is_empty() {
+                levels.push(std::mem::take(&mut below));
+            }
+            below = next;
+            if len <= 1 {
+                break;
+            }
+        }
+        if !below.is_empty() {
+            levels.push(below);
+        }
+        levels.shrink_to_fit();
+        Self { values, levels }
+    }
+
+    /// Min and max of samples `lo..hi`, skipping absent ones; `None` when all are absent.
+    pub fn min_max(&self, lo: usize, hi: usize) -> Option<(f64, f64)> {
+        let hi = hi.min(self.values.len());
+        if lo >= hi {
+            return None;
+        }
+        let mut acc: Option<(T, T)> = None;
+        let (mut lo, mut hi) = (lo, hi);
+        // Level 0 is raw values; level k >= 1 is `levels[k - 1]`.
+        let mut level = 0usize;
+        loop {
+            let len = if level == 0 {
+                self.values.len()
+            } else {
+                self.levels.get(level - 1).map_or(0, Vec::len)
+            };
+            let hi_c = hi.min(len);
+            let has_up = self.levels.get(level).is_some();
+            let lo_up = lo.div_ceil(FANOUT);
+            let hi_up = hi_c / FANOUT;
+            if !has_up || lo_up >= hi_up || hi_c - lo < 2 * FANOUT {
+                self.scan(level, lo, hi_c, &mut acc);
+                break;
+            }
+            self.scan(level, lo, lo_up * FANOUT, &mut acc);
+            self.scan(level, hi_up * FANOUT, hi_c, &mut acc);
+            lo = lo_up;
+            hi = hi_up;
+            level += 1;
+        }
+        acc.map(|(a, b)| (a.to_f64(), b.to_f64()))
+    }
+
+    fn scan(&self, level: usize, lo: usize, hi: usize, acc: &mut Option<(T, T)>) {
+        if level == 0 {
+            if let Some(s) = self.values.get(lo..hi) {
+                for &v in s {
+                    fold(acc, v, v);
+                }
+            }
+        } else if let Some(s) = self.levels.get(level - 1).and_then(|l| l.get(lo..hi)) {
+            for &(a, b) in s {
+                fold(acc, a, b);
+            }
+        }
+    }
+
+    /// Bytes held (values and pyramid).
+    pub fn heap_bytes(&self) -> usize {
+        let pair = std::mem::size_of::<(T, T)>();
+        self.values.capacity() * std::mem::size_of::<T>()
+            + self
+                .levels
+                .iter()
+                .map(|l| l.capacity() * pair)
+                .sum::<usize>()
+    }
+}
+
+/// A value column: `f32` unless some value needs `f64`.
+#[derive(Debug, Clone)]
+pub enum Series {
+    /// Every value survives a round trip through `f32`.
+    F32(Typed<f32>),
+    /// Some value needs `f64`.
+    F64(Typed<f64>),
+}
+
+impl Series {
+    /// The value of sample `i` (NaN when absent), `None` past the end.
+    pub fn value(&self, i: usize) -> Option<f64> {
+        match self {
+            Series::F32(t) => t.values.get(i).map(|v| f64::from(*v)),
+            Series::F64(t) => t.values.get(i).copied(),
+        }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        match self {
+            Series::F32(t) => t.values.len(),
+            Series::F64(t) => t.values.len(),
+        }
+    }
+
+    /// True when there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Min and max over samples `lo..hi` (absent ones skipped).
+    pub fn min_max(&self, lo: usize, hi: usize) -> Option<(f64, f64)> {
+        match self {
+            Series::F32(t) => t.min_max(lo, hi),
+            Series::F64(t) => t.min_max(lo, hi),
+        }
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Series::F32(t) => t.heap_bytes(),
+            Series::F64(t) => t.heap_bytes(),
+        }
+    }
+}
+
+/// Collects a column while loading, then builds its [`Series`].
+#[derive(Debug, Clone)]
+pub enum SeriesBuilder {
+    /// Still `f32`.
+    F32(Vec<f32>),
+    /// Switched to `f64`.
+    F64(Vec<f64>),
+}
+
+impl Default for SeriesBuilder {
+    fn default() -> Self {
+        SeriesBuilder::F32(Vec::new())
+    }
+}
+
+impl SeriesBuilder {
+    /// A builder already holding `absent` absent values (a leaf first seen late).
+    pub fn with_absent(absent: usize) -> Self {
+        SeriesBuilder::F32(vec![f32::NAN; absent])
+    }
+
+    /// Number of values pushed.
+    pub fn len(&self) -> usize {
+        match self {
+            SeriesBuilder::F32(v) => v.len(),
+            SeriesBuilder::F64(v) => v.len(),
+        }
+    }
+
+    /// True when nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends one value (NaN for absent).
+    #[inline]
+    pub fn push(&mut self, v: f64) {
+        match self {
+            SeriesBuilder::F32(values) => {
+                let narrow = v as f32;
+                if f64::from(narrow) == v || v.is_nan() {
+                    values.push(narrow);
+                } else {
+                    let mut wide: Vec<f64> = Vec::with_capacity(values.capacity().max(16));
+                    wide.extend(values.iter().map(|&x| f64::from(x)));
+                    wide.push(v);
+                    *self = SeriesBuilder::F64(wide);
+                }
+            }
+            SeriesBuilder::F64(values) => values.push(v),
+        }
+    }
+
+    /// Freezes into a [`Series`] with its pyramid.
+    pub fn finish(self) -> Series {
+        match self {
+            SeriesBuilder::F32(mut v) => {
+                v.shrink_to_fit();
+                Series::F32(Typed::new(v))
+            }
+            SeriesBuilder::F64(mut v) => {
+                v.shrink_to_fit();
+                Series::F64(Typed::new(v))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute(v: &[f64], lo: usize, hi: usize) -> Option<(f64, f64)> {
+        let mut acc: Option<(f64, f64)> = None;
+        for &x in v.get(lo..hi).unwrap_or(&[]) {
+            if x.is_nan() {
+                continue;
+            }
+            acc = Some(match acc {
+                None => (x, x),
+                Some((a, b)) => (a.min(x), b.max(x)),
+            });
+        }
+        acc
+    }
+
+    #[test]
+    fn min_max_matches_brute_force() {
+        let n = 5000;
+        let values: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 97 == 3 {
+                    f64::NAN
+                } else {
+                    ((i * 7919) % 1013) as f64 - 500.0
+                }
+            })
+            .collect();
+        let mut b = SeriesBuilder::default();
+        for &v in &values {
+            b.push(v);
+        }
+        let s = b.finish();
+        assert!(matches!(s, Series::F32(_)));
+        for (lo, hi) in [
+            (0, n),
+            (1, 2),
+            (5, 300),
+            (16, 32),
+            (15, 4097),
+            (4000, 5000),
+            (7, 7),
+        ] {
+            assert_eq!(s.min_max(lo, hi), brute(&values, lo, hi), "{lo}..{hi}");
+        }
+        for lo in (0..n).step_by(137) {
+            for hi in (lo..n).step_by(311) {
+                assert_eq!(s.min_max(lo, hi), brute(&values, lo, hi), "{lo}..{hi}");
+            }
+        }
+    }
+
+    #[test]
+    fn widens_to_f64_when_needed() {
+        let mut b = SeriesBuilder::default();
+        b.push(1.5);
+        b.push(48.775_812_345);
+        let s = b.finish();
+        assert!(matches!(s, Series::F64(_)));
+        assert_eq!(s.value(0), Some(1.5));
+        assert_eq!(s.value(1), Some(48.775_812_345));
+    }
+
+    #[test]
+    fn all_absent_is_none() {
+        let s = SeriesBuilder::with_absent(100).finish();
+        assert_eq!(s.min_max(0, 100), None);
+        assert_eq!(s.len(), 100);
+    }
+}

@@ -1,0 +1,207 @@
+//! A loaded topic: one time column shared by its fields, one [`Series`] per numeric leaf, and
+//! what loading learned about it (decode errors, latency, torn parts).
+
+use decode::LeafKind;
+use egui_plot::PlotPoint;
+
+use crate::series::Series;
+
+/// One numeric leaf of a topic, as a column.
+#[derive(Debug, Clone)]
+pub struct FieldColumn {
+    /// The leaf's path (`rpm`, `header.seq`, `wheels[2]`).
+    pub path: String,
+    /// What it holds.
+    pub kind: LeafKind,
+    /// Its values, one per message (NaN where the message did not carry it).
+    pub series: Series,
+}
+
+/// Publish-vs-log latency of a topic: `log_time - publish_time`; negative means the
+/// publisher's clock is ahead of the recorder's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Latency {
+    /// Median, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Largest, ms.
+    pub max_ms: f64,
+}
+
+impl Latency {
+    /// Percentiles of latencies in ns (sorted in place); `None` when empty.
+    pub fn from_ns(samples: &mut [i64]) -> Option<Self> {
+        if samples.is_empty() {
+            return None;
+        }
+        samples.sort_unstable();
+        let at = |q: f64| {
+            let i = ((samples.len() - 1) as f64 * q).round() as usize;
+            samples.get(i).copied().unwrap_or(0) as f64 / 1e6
+        };
+        Some(Self {
+            p50_ms: at(0.5),
+            p99_ms: at(0.99),
+            max_ms: samples.last().copied().unwrap_or(0) as f64 / 1e6,
+        })
+    }
+}
+
+/// Everything decoded from one topic.
+#[derive(Debug, Clone, Default)]
+pub struct TopicData {
+    /// Log time of each message, ns since the epoch, ascending.
+    pub times_ns: Vec<u64>,
+    /// One column per numeric leaf, in the plan's slot order.
+    pub fields: Vec<FieldColumn>,
+    /// Messages that failed to decode (their values are absent).
+    pub decode_errors: u64,
+    /// The first decode error's text.
+    pub first_error: Option<String>,
+    /// Messages that came from a torn part.
+    pub torn_messages: u64,
+    /// Publish-vs-log latency.
+    pub latency: Option<Latency>,
+    /// Messages whose list tail was not flattened (too long).
+    pub clipped_messages: u64,
+}
+
+impl TopicData {
+    /// The column of the leaf `path`.
+    pub fn field(&self, path: &str) -> Option<&FieldColumn> {
+        self.fields.iter().find(|f| f.path == path)
+    }
+
+    /// Index of the last message at or before `t_ns` (`None` before the first).
+    pub fn index_at(&self, t_ns: u64) -> Option<usize> {
+        self.times_ns.partition_point(|&t| t <= t_ns).checked_sub(1)
+    }
+
+    /// Bytes held by the columns.
+    pub fn heap_bytes(&self) -> usize {
+        self.times_ns.capacity() * 8
+            + self
+                .fields
+                .iter()
+                .map(|f| f.series.heap_bytes() + f.path.capacity())
+                .sum::<usize>()
+    }
+
+    /// Numeric samples held (messages x fields).
+    pub fn sample_count(&self) -> usize {
+        self.times_ns.len() * self.fields.len()
+    }
+}
+
+/// A time window reduced to at most about two points per pixel column.
+///
+/// `t0_ns` is the recording's start: x values are seconds since it. Fewer samples than pixels
+/// are returned as they are; more become a min and a max per pixel column, taken from the
+/// series' pyramid, so the cost depends on `width_px` and `log(n)`, not on `n`.
+pub fn envelope(
+    times_ns: &[u64],
+    series: &Series,
+    t0_ns: u64,
+    x_range_s: (f64, f64),
+    width_px: usize,
+    out: &mut Vec<PlotPoint>,
+) {
+    out.clear();
+    let (x0, x1) = x_range_s;
+    if times_ns.is_empty()
+        || width_px == 0
+        || x1.partial_cmp(&x0) != Some(std::cmp::Ordering::Greater)
+    {
+        return;
+    }
+    let to_ns = |x: f64| -> u64 {
+        let ns = t0_ns as f64 + x * 1e9;
+        if ns <= 0.0 { 0 } else { ns as u64 }
+    };
+    let to_s = |t: u64| (t as f64 - t0_ns as f64) / 1e9;
+    // One sample either side so lines run off the edges instead of stopping short.
+    let lo = times_ns
+        .partition_point(|&t| t < to_ns(x0))
+        .saturating_sub(1);
+    let hi = (times_ns.partition_point(|&t| t <= to_ns(x1)) + 1).min(times_ns.len());
+    if lo >= hi {
+        return;
+    }
+    if hi - lo <= 2 * width_px {
+        for i in lo..hi {
+            if let (Some(&t), Some(v)) = (times_ns.get(i), series.value(i))
+                && !v.is_nan()
+            {
+                out.push(PlotPoint::new(to_s(t), v));
+            }
+        }
+        return;
+    }
+    let dx = (x1 - x0) / width_px as f64;
+    let mut start = lo;
+    for px in 0..width_px {
+        let edge = x0 + dx * (px + 1) as f64;
+        let end = if px + 1 == width_px {
+            hi
+        } else {
+            let e = to_ns(edge);
+            start
+                + times_ns
+                    .get(start..hi)
+                    .map_or(0, |s| s.partition_point(|&t| t < e))
+        };
+        if end > start
+            && let Some((mn, mx)) = series.min_max(start, end)
+        {
+            let x = x0 + dx * (px as f64 + 0.5);
+            // Alternate the order so the connecting strokes stay short.
+            if px % 2 == 0 {
+                out.push(PlotPoint::new(x, mn));
+                out.push(PlotPoint::new(x, mx));
+            } else {
+                out.push(PlotPoint::new(x, mx));
+                out.push(PlotPoint::new(x, mn));
+            }
+        }
+        start = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::series::SeriesBuilder;
+
+    #[test]
+    fn envelope_is_bounded_by_width_and_keeps_extremes() {
+        let n = 1_000_000usize;
+        let times: Vec<u64> = (0..n as u64).map(|i| 1_000 + i * 1_000).collect();
+        let mut b = SeriesBuilder::default();
+        for i in 0..n {
+            b.push(if i == 123_456 { 1e6 } else { (i % 100) as f64 });
+        }
+        let s = b.finish();
+        let mut out = Vec::new();
+        envelope(&times, &s, 1_000, (0.0, 1.0), 800, &mut out);
+        assert!(out.len() <= 1600, "{}", out.len());
+        assert!(out.iter().any(|p| p.y == 1e6));
+        assert!(out.iter().all(|p| p.x >= 0.0 && p.x <= 1.0));
+        // Zoomed in: raw samples.
+        envelope(&times, &s, 1_000, (0.5, 0.5001), 800, &mut out);
+        assert!(out.len() > 90 && out.len() < 110, "{}", out.len());
+    }
+
+    #[test]
+    fn latency_percentiles() {
+        let mut v: Vec<i64> = (1..=100).map(|i| i * 1_000_000).collect();
+        let l = Latency::from_ns(&mut v).unwrap_or(Latency {
+            p50_ms: 0.0,
+            p99_ms: 0.0,
+            max_ms: 0.0,
+        });
+        assert_eq!(l.max_ms, 100.0);
+        assert!((l.p50_ms - 50.0).abs() <= 1.0);
+        assert!((l.p99_ms - 99.0).abs() <= 1.0);
+    }
+}

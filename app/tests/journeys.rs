@@ -1,0 +1,301 @@
+//! GUI journeys, driven by widget label through egui_kittest, with the file dialog injected.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bag::{BagReader, BagWriter, ChannelSpec, ReadFilter, WriteOptions};
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scope::Scope;
+use scope::format::format_value;
+use scope::layout::SignalRef;
+use scope::open::PickPath;
+
+const T0: u64 = 1_700_000_000_000_000_000;
+
+/// Writes a bag with an engine topic (50 Hz) and an IMU topic (100 Hz) for `secs` seconds,
+/// rolling parts every `part_secs`.
+fn write_bag(dir: &Path, secs: f64, part_secs: f64, dropped: u64) -> PathBuf {
+    let path = dir.join("drive");
+    let options = WriteOptions::new().part_max_duration_ns(Some((part_secs * 1e9) as u64));
+    let mut w = BagWriter::create(&path, options).expect("create bag");
+    let mut add = |topic: &str, name: &str| {
+        let info = schemas::by_name(name).expect("registered");
+        w.add_channel(ChannelSpec::capnp(
+            topic,
+            info.registry_name,
+            info.capnp_name,
+            info.descriptor,
+        ))
+    };
+    let engine = add("car/engine", "EngineRpm");
+    let imu = add("car/imu", "Imu");
+    let mut t = 0.0;
+    let mut seq = 0u64;
+    while t < secs {
+        let log = T0 + (t * 1e9) as u64;
+        if seq.is_multiple_of(2) {
+            let bytes = schemas::sample::encode("EngineRpm", t, seq / 2).expect("encode");
+            w.write(engine, log, Some(log - 1_000_000), &bytes)
+                .expect("write");
+        }
+        let bytes = schemas::sample::encode("Imu", t, seq).expect("encode");
+        w.write(imu, log + 1, Some(log - 2_000_000), &bytes)
+            .expect("write");
+        seq += 1;
+        t += 0.01;
+    }
+    w.add_dropped(dropped);
+    w.advertise("car/camera", "DiagnosticLog");
+    w.close().expect("close");
+    path
+}
+
+fn parts_of(bag: &Path) -> Vec<PathBuf> {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(bag)
+        .expect("read bag dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .collect();
+    parts.sort();
+    parts
+}
+
+fn dialog_returning(path: PathBuf) -> PickPath {
+    Arc::new(move |_| Some(path.clone()))
+}
+
+fn harness(scope: Scope) -> Harness<'static, Scope> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, scope: &mut Scope| scope.ui(ui), scope)
+}
+
+/// Steps frames until `done` holds (background threads deliver between frames).
+fn wait_until(h: &mut Harness<'_, Scope>, what: &str, done: impl Fn(&Scope) -> bool) {
+    let start = Instant::now();
+    while !done(h.state()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    h.run_steps(3);
+}
+
+fn loaded(s: &Scope) -> bool {
+    s.recording().is_some_and(|r| r.loaded()) && !s.is_opening()
+}
+
+fn open_with_dialog(path: PathBuf) -> Harness<'static, Scope> {
+    let mut h = harness(Scope::new(dialog_returning(path)));
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open Folder...").click();
+    h.run_steps(2);
+    wait_until(&mut h, "the recording to load", loaded);
+    h
+}
+
+#[test]
+fn open_a_bag_through_the_dialog_and_see_its_topics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 3.0, 10.0, 0);
+    let h = open_with_dialog(bag.clone());
+    h.get_by_role_and_label(Role::Button, "car/engine");
+    h.get_by_role_and_label(Role::Button, "car/imu");
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    // Opening through the dialog remembers the file.
+    assert_eq!(
+        h.state().persisted.recent.first(),
+        Some(&bag.display().to_string())
+    );
+}
+
+#[test]
+fn add_a_field_scrub_and_read_the_value_at_the_playhead() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 3.0, 10.0, 0);
+    let mut h = open_with_dialog(bag);
+    h.get_by_role_and_label(Role::Button, "car/engine").click();
+    h.run_steps(3);
+    h.get_by_label("rpm").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().layout().plots.first().map(|p| p.signals.clone()),
+        Some(vec![SignalRef {
+            topic: "car/engine".into(),
+            path: "rpm".into()
+        }])
+    );
+    // Scrub to 1.234 s: the legend shows the last message at or before it (1.22 s, the 62nd).
+    h.state_mut().playback.playhead_ns = T0 + 1_234_000_000;
+    h.run_steps(3);
+    let bytes = schemas::sample::encode("EngineRpm", 1.22, 61).expect("encode");
+    let reader =
+        capnp::serialize::read_message_from_flat_slice(&mut bytes.as_slice(), Default::default())
+            .expect("read");
+    let rpm = reader
+        .get_root::<schemas::engine_rpm_capnp::engine_rpm::Reader>()
+        .expect("root")
+        .get_rpm();
+    let expected = format!("car/engine/rpm = {}", format_value(f64::from(rpm)));
+    h.get_by_label(&expected);
+    // Points were handed to the plot, and no more than the pixel budget allows.
+    assert!(h.state().points_last_frame() > 0);
+    assert!(h.state().points_last_frame() < 4 * 1280);
+    // Remove it again.
+    h.get_by_label("x").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().layout().plots.first().map(|p| p.signals.len()),
+        Some(0)
+    );
+}
+
+#[test]
+fn health_panel_shows_the_drop_count_from_metadata() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 1.0, 10.0, 42);
+    let meta = std::fs::read_to_string(bag.join("metadata.yaml")).expect("metadata");
+    assert!(meta.contains("dropped_messages: 42"), "{meta}");
+    let h = open_with_dialog(bag);
+    h.get_by_label("Dropped messages: 42");
+    h.get_by_label_contains("This recording has gaps.");
+    h.get_by_label_contains("car/camera (DiagnosticLog)");
+}
+
+#[test]
+fn a_torn_bag_opens_and_scrubs_through_every_recovered_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 4.0, 1.5, 0);
+    let parts = parts_of(&bag);
+    assert!(parts.len() >= 3, "{parts:?}");
+    let last = parts.last().expect("a part");
+    let len = std::fs::metadata(last).expect("meta").len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(last)
+        .and_then(|f| f.set_len(len * 2 / 3))
+        .expect("tear");
+    // What the library recovers is the truth the app must show.
+    let reader = BagReader::open(&bag).expect("open torn");
+    let mut cursor = reader
+        .messages(&ReadFilter::all().topics(["car/engine"]))
+        .expect("cursor");
+    let mut expected = Vec::new();
+    while let Some(m) = cursor.next_message() {
+        expected.push(m.log_time_ns);
+    }
+    assert!(reader.parts().iter().any(|p| p.status.label() == "torn"));
+
+    let mut h = open_with_dialog(bag);
+    // Flagged twice: the part in the health panel, the topic in the tree.
+    assert!(h.get_all_by_label("torn").count() >= 2);
+    h.state_mut().layout_mut().add(
+        None,
+        SignalRef {
+            topic: "car/engine".into(),
+            path: "rpm".into(),
+        },
+    );
+    h.state_mut().playback.playhead_ns = 0;
+    h.run_steps(2);
+    let mut seen = Vec::new();
+    for _ in 0..expected.len() {
+        h.get_by_label("Step forward >|").click();
+        h.run_steps(1);
+        seen.push(h.state().playback.playhead_ns);
+        h.get_by_label_contains("car/engine/rpm = ");
+    }
+    assert_eq!(seen, expected);
+}
+
+#[test]
+fn a_bag_with_a_garbage_part_and_a_missing_part_still_opens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 4.0, 1.0, 0);
+    let parts = parts_of(&bag);
+    assert!(parts.len() >= 3, "{parts:?}");
+    std::fs::write(&parts[1], b"this is not an mcap file at all").expect("garbage");
+    std::fs::remove_file(&parts[2]).expect("remove");
+    let h = open_with_dialog(bag);
+    h.get_by_label("garbage");
+    h.get_by_label("missing");
+    h.get_by_role_and_label(Role::Button, "car/engine");
+    let rec = h.state().recording().expect("open");
+    let engine = rec.topic_index("car/engine").expect("topic");
+    assert!(rec.data(engine).is_some_and(|d| !d.times_ns.is_empty()));
+}
+
+#[test]
+fn bad_input_is_an_error_on_screen_not_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbage = dir.path().join("junk.mcap");
+    std::fs::write(&garbage, b"junk").expect("write");
+    for path in [dir.path().join("does-not-exist"), garbage] {
+        let mut h = harness(Scope::new(dialog_returning(path.clone())));
+        h.state_mut().open(path);
+        wait_until(&mut h, "the error", |s| !s.is_opening());
+        h.get_by_label_contains("Error:");
+        assert!(h.state().recording().is_none() || h.state().error.is_some());
+    }
+    // An empty bag opens.
+    let empty = dir.path().join("empty");
+    BagWriter::create(&empty, WriteOptions::new())
+        .expect("create")
+        .close()
+        .expect("close");
+    let mut h = harness(Scope::new(dialog_returning(empty.clone())));
+    h.state_mut().open(empty);
+    wait_until(&mut h, "the empty bag", loaded);
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+}
+
+#[test]
+fn a_rosbag2_bag_plots_its_fields() {
+    let oracles = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracles/rosbag2");
+    let bag = oracles.join("rosbag2_tests/resources/mcap/cdr_test");
+    if !bag.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the rosbag2 oracle {} is missing under CI",
+            bag.display()
+        );
+        eprintln!("skipping: {} not found", bag.display());
+        return;
+    }
+    let mut h = open_with_dialog(bag);
+    h.get_by_role_and_label(Role::Button, "/test_topic");
+    h.state_mut().apply_default_layout();
+    let t1 = h.state().recording().map_or(0, |r| r.t1_ns());
+    h.state_mut().playback.playhead_ns = t1;
+    h.run_steps(4);
+    assert!(!h.state().layout().plots.is_empty());
+    assert!(h.state().points_last_frame() > 0);
+    let legends = h.get_all_by_label_contains(" = ").count();
+    assert!(legends > 0);
+}
+
+#[test]
+fn open_recent_reopens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 1.0, 10.0, 0);
+    let mut scope = Scope::new(Arc::new(|_| None));
+    scope.persisted.recent = vec![bag.display().to_string()];
+    let mut h = harness(scope);
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open Recent").hover();
+    h.run_steps(2);
+    h.get_by_label(&bag.display().to_string()).click();
+    h.run_steps(2);
+    wait_until(&mut h, "the recent recording", loaded);
+    h.get_by_role_and_label(Role::Button, "car/engine");
+}
