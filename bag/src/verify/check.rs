@@ -357,6 +357,14 @@ impl<'a> Checker<'a> {
             }
         }
         let walked_to = MAGIC.len() as u64 + records.position() as u64;
+        if self.records_seen == 0 {
+            self.error(
+                Loc::file(MAGIC.len() as u64),
+                "Header",
+                "a Header as the first record",
+                "no records",
+            );
+        }
         self.close_open_chunk();
         match self.footer_end {
             Some(footer_end) if footer_end < records_end as u64 => {
@@ -1071,10 +1079,13 @@ impl Checker<'_> {
             })
             .collect();
         channels.sort_by_key(|c| c.id);
+        let mut findings = self.sink.findings;
+        // Emitted as each check completes; listed in file order.
+        findings.sort_by_key(|f| (f.offset, f.offset_in_chunk));
         Report {
             part: self.sink.part,
             size_bytes: self.bytes.len() as u64,
-            findings: self.sink.findings,
+            findings,
             error_count: self.sink.errors,
             warning_count: self.sink.warnings,
             unlisted_findings: self.sink.unlisted,
