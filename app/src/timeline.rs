@@ -86,6 +86,8 @@ pub fn timeline_ui(
     let (rect, response) =
         ui.allocate_exact_size(vec2(ui.available_width(), height), Sense::click_and_drag());
     let response = response.on_hover_text("Drag to scrub");
+    response
+        .widget_info(|| egui::WidgetInfo::labeled(egui::accesskit::Role::Slider, true, "Timeline"));
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, ui.visuals().extreme_bg_color);
     let span = t1.saturating_sub(t0).max(1) as f32;
