@@ -14,7 +14,7 @@ use scope::demo::{DemoOptions, write_demo};
 use scope::loader::{LoadEvent, Loader};
 use scope::series::{Series, SeriesBuilder};
 use scope::source::{DataSource, RecordingSource};
-use scope::topic_data::envelope;
+use scope::topic_data::{envelope, time_levels};
 
 const WIDTH_PX: usize = 1200;
 
@@ -54,11 +54,20 @@ fn frames(c: &mut Criterion) {
     for n in [10_000usize, 100_000_000] {
         let (times, series) = column(n);
         let span_s = n as f64 * 1e-6;
+        let levels = time_levels(&times);
         let mut points = Vec::new();
         group.bench_function(format!("envelope/{n}"), |b| {
             b.iter(|| {
                 // Worst case: the window moved, so the envelope is recomputed every frame.
-                envelope(&times, &series, 0, (0.0, span_s), WIDTH_PX, &mut points);
+                envelope(
+                    &times,
+                    &levels,
+                    &series,
+                    0,
+                    (0.0, span_s),
+                    WIDTH_PX,
+                    &mut points,
+                );
                 black_box(frame(&ctx, &points))
             });
         });

@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use scope::series::SeriesBuilder;
-//! use scope::topic_data::envelope;
+//! use scope::topic_data::{envelope, time_levels};
 //!
 //! // A million samples reduce to at most two points per pixel column.
 //! let times: Vec<u64> = (0..1_000_000u64).map(|i| i * 1_000).collect();
@@ -24,7 +24,7 @@
 //! }
 //! let series = column.finish();
 //! let mut points = Vec::new();
-//! envelope(&times, &series, 0, (0.0, 1.0), 800, &mut points);
+//! envelope(&times, &time_levels(&times), &series, 0, (0.0, 1.0), 800, &mut points);
 //! assert!(points.len() <= 1600);
 //! ```
 

@@ -277,6 +277,7 @@ pub fn load_topic(
         }
     }
     data.times_ns.shrink_to_fit();
+    data.time_levels = crate::topic_data::time_levels(&data.times_ns);
     data.latency = Latency::from_ns(&mut latencies);
     data.fields = plan
         .leaves()

@@ -85,6 +85,7 @@ impl PlotView {
                 };
                 envelope(
                     &data.times_ns,
+                    &data.time_levels,
                     &field.series,
                     t0,
                     (x0, x1),

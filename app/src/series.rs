@@ -158,6 +158,19 @@ impl<T: Sample> Typed<T> {
         }
     }
 
+    /// Min and max of block `j` of pyramid level `k` (blocks of `FANOUT^(k+1)` samples).
+    #[inline]
+    pub fn block(&self, k: usize, j: usize) -> Option<(f64, f64)> {
+        let &(lo, hi) = self.levels.get(k)?.get(j)?;
+        lo.partial_cmp(&lo)?;
+        Some((lo.to_f64(), hi.to_f64()))
+    }
+
+    /// Number of pyramid levels.
+    pub fn level_count(&self) -> usize {
+        self.levels.len()
+    }
+
     /// Bytes held (values and pyramid).
     pub fn heap_bytes(&self) -> usize {
         let pair = std::mem::size_of::<(T, T)>();
@@ -206,6 +219,23 @@ impl Series {
         match self {
             Series::F32(t) => t.min_max(lo, hi),
             Series::F64(t) => t.min_max(lo, hi),
+        }
+    }
+
+    /// Min and max of block `j` of pyramid level `k`.
+    #[inline]
+    pub fn block(&self, k: usize, j: usize) -> Option<(f64, f64)> {
+        match self {
+            Series::F32(t) => t.block(k, j),
+            Series::F64(t) => t.block(k, j),
+        }
+    }
+
+    /// Number of pyramid levels.
+    pub fn level_count(&self) -> usize {
+        match self {
+            Series::F32(t) => t.level_count(),
+            Series::F64(t) => t.level_count(),
         }
     }
 

@@ -4,7 +4,7 @@
 use decode::LeafKind;
 use egui_plot::PlotPoint;
 
-use crate::series::Series;
+use crate::series::{FANOUT, Series};
 
 /// One numeric leaf of a topic, as a column.
 #[derive(Debug, Clone)]
@@ -53,6 +53,9 @@ impl Latency {
 pub struct TopicData {
     /// Log time of each message, ns since the epoch, ascending.
     pub times_ns: Vec<u64>,
+    /// `time_levels[k][j]` is the time of message `j * FANOUT^(k+1)`: the start of each
+    /// pyramid block, so a coarse envelope reads only small, sequential arrays.
+    pub time_levels: Vec<Vec<u64>>,
     /// One column per numeric leaf, in the plan's slot order.
     pub fields: Vec<FieldColumn>,
     /// Messages that failed to decode (their values are absent).
@@ -82,6 +85,11 @@ impl TopicData {
     pub fn heap_bytes(&self) -> usize {
         self.times_ns.capacity() * 8
             + self
+                .time_levels
+                .iter()
+                .map(|l| l.capacity() * 8)
+                .sum::<usize>()
+            + self
                 .fields
                 .iter()
                 .map(|f| f.series.heap_bytes() + f.path.capacity())
@@ -94,13 +102,29 @@ impl TopicData {
     }
 }
 
+/// The start time of each pyramid block, per level (see [`TopicData::time_levels`]).
+pub fn time_levels(times_ns: &[u64]) -> Vec<Vec<u64>> {
+    let mut levels = Vec::new();
+    let mut block = FANOUT;
+    while block < times_ns.len() {
+        levels.push(times_ns.iter().step_by(block).copied().collect());
+        block = block.saturating_mul(FANOUT);
+    }
+    levels
+}
+
 /// A time window reduced to at most about two points per pixel column.
 ///
 /// `t0_ns` is the recording's start: x values are seconds since it. Fewer samples than pixels
 /// are returned as they are; more become a min and a max per pixel column, taken from the
-/// series' pyramid, so the cost depends on `width_px` and `log(n)`, not on `n`.
+/// series' pyramid, so the cost depends on `width_px`, not on `n`.
+///
+/// When a pixel column holds many samples, the pyramid level whose blocks are at most a
+/// quarter of a column is read sequentially and each block is folded into the column where it
+/// starts: no extreme is ever lost, and one may be drawn up to a quarter column late.
 pub fn envelope(
     times_ns: &[u64],
+    time_levels: &[Vec<u64>],
     series: &Series,
     t0_ns: u64,
     x_range_s: (f64, f64),
@@ -139,6 +163,50 @@ pub fn envelope(
         return;
     }
     let dx = (x1 - x0) / width_px as f64;
+    let per_px = (hi - lo) / width_px;
+    // The coarsest level whose blocks are at most a quarter of a pixel column.
+    let mut level = None;
+    let mut block = FANOUT;
+    for k in 0..series.level_count().min(time_levels.len()) {
+        if block * 4 > per_px {
+            break;
+        }
+        level = Some((k, block));
+        block = block.saturating_mul(FANOUT);
+    }
+    if let (Some((k, block)), Some(starts)) = (level, level.and_then(|(k, _)| time_levels.get(k))) {
+        let mut columns: Vec<Option<(f64, f64)>> = vec![None; width_px];
+        let first = lo / block;
+        let last = hi.div_ceil(block).min(starts.len());
+        for j in first..last {
+            let (Some(&t), Some((mn, mx))) = (starts.get(j), series.block(k, j)) else {
+                continue;
+            };
+            let px = ((to_s(t) - x0) / dx)
+                .floor()
+                .clamp(0.0, (width_px - 1) as f64) as usize;
+            if let Some(c) = columns.get_mut(px) {
+                *c = Some(match *c {
+                    None => (mn, mx),
+                    Some((a, b)) => (a.min(mn), b.max(mx)),
+                });
+            }
+        }
+        for (px, c) in columns.iter().enumerate() {
+            let Some((mn, mx)) = *c else {
+                continue;
+            };
+            let x = x0 + dx * (px as f64 + 0.5);
+            if px % 2 == 0 {
+                out.push(PlotPoint::new(x, mn));
+                out.push(PlotPoint::new(x, mx));
+            } else {
+                out.push(PlotPoint::new(x, mx));
+                out.push(PlotPoint::new(x, mn));
+            }
+        }
+        return;
+    }
     let mut start = lo;
     for px in 0..width_px {
         let edge = x0 + dx * (px + 1) as f64;
@@ -182,14 +250,18 @@ mod tests {
             b.push(if i == 123_456 { 1e6 } else { (i % 100) as f64 });
         }
         let s = b.finish();
+        let levels = time_levels(&times);
         let mut out = Vec::new();
-        envelope(&times, &s, 1_000, (0.0, 1.0), 800, &mut out);
+        envelope(&times, &levels, &s, 1_000, (0.0, 1.0), 800, &mut out);
         assert!(out.len() <= 1600, "{}", out.len());
         assert!(out.iter().any(|p| p.y == 1e6));
         assert!(out.iter().all(|p| p.x >= 0.0 && p.x <= 1.0));
         // Zoomed in: raw samples.
-        envelope(&times, &s, 1_000, (0.5, 0.5001), 800, &mut out);
+        envelope(&times, &levels, &s, 1_000, (0.5, 0.5001), 800, &mut out);
         assert!(out.len() > 90 && out.len() < 110, "{}", out.len());
+        // Medium zoom: exact per-column min/max.
+        envelope(&times, &levels, &s, 1_000, (0.1, 0.15), 800, &mut out);
+        assert!(out.len() <= 1600, "{}", out.len());
     }
 
     #[test]
