@@ -8,7 +8,7 @@ use capnp::primitive_list;
 use capnp::schema_capnp::node;
 use capnp::struct_list;
 
-use crate::capnp_schema::{Elem, Kind, Num, PtrTy, Schema};
+use crate::capnp_schema::{Elem, Kind, Num, Op, PtrTy, ScalarOp, Schema, Struct};
 use crate::error::{DecodeError, NESTING_LIMIT, TRAVERSAL_LIMIT_WORDS};
 use crate::leaves::{Branch, LeafKind, Limits, Name, Sink};
 use crate::value::{Scalar, Value};
@@ -108,27 +108,6 @@ fn read_num(data: &[u8], num: Num, at: usize, default: u64) -> Scalar {
 fn read_bit(data: &[u8], bit: usize, default: bool) -> bool {
     let set = data.get(bit / 8).is_some_and(|b| (b >> (bit % 8)) & 1 == 1);
     set ^ default
-}
-
-/// A bool, number or enum field of a data section.
-#[inline(always)]
-fn read_scalar(kind: &Kind, data: &[u8]) -> Scalar {
-    match kind {
-        Kind::Num { num, byte, default } => read_num(data, *num, *byte, *default),
-        Kind::Bool { bit, default } => Scalar::UInt(u64::from(read_bit(data, *bit, *default))),
-        Kind::Enum { byte, default, .. } => {
-            Scalar::UInt(u64::from(read_u16(data, *byte) ^ default))
-        }
-        _ => Scalar::UInt(0),
-    }
-}
-
-fn leaf_kind(num: Num) -> LeafKind {
-    match num {
-        Num::I8 | Num::I16 | Num::I32 | Num::I64 => LeafKind::Int,
-        Num::U8 | Num::U16 | Num::U32 | Num::U64 => LeafKind::UInt,
-        Num::F32 | Num::F64 => LeafKind::Float,
-    }
 }
 
 fn scalar_value(s: Scalar) -> Value {
@@ -265,6 +244,86 @@ fn each_struct<'a>(
     Ok(())
 }
 
+/// The slots of a scalar list's first `len` elements (at most `max_list_elements`; more sets
+/// `clipped`), registering the ones not seen before. Element `j`'s slot is `br.slots[j]`.
+#[inline]
+fn element_slots<'b>(
+    br: &'b mut Branch,
+    sink: &mut Sink<'_>,
+    len: u32,
+    kind: LeafKind,
+) -> Result<&'b [u32], DecodeError> {
+    let max = sink.max_list_elements();
+    let len = len as usize;
+    let n = if len > max {
+        sink.clipped = true;
+        max
+    } else {
+        len
+    };
+    if br.slots.len() < n {
+        register_elements(br, sink, n, kind)?;
+    }
+    Ok(br.slots.get(..n).unwrap_or(&[]))
+}
+
+#[cold]
+fn register_elements(
+    br: &mut Branch,
+    sink: &mut Sink<'_>,
+    n: usize,
+    kind: LeafKind,
+) -> Result<(), DecodeError> {
+    for j in br.slots.len()..n {
+        let slot = br.leaf(sink, j, Name::Index(j), kind)?;
+        br.slots.push(slot);
+    }
+    Ok(())
+}
+
+#[inline(always)]
+fn int(v: impl Into<i64>) -> Scalar {
+    Scalar::Int(v.into())
+}
+
+#[inline(always)]
+fn uint(v: impl Into<u64>) -> Scalar {
+    Scalar::UInt(v.into())
+}
+
+#[inline(always)]
+fn float(v: impl Into<f64>) -> Scalar {
+    Scalar::Float(v.into())
+}
+
+/// Writes a primitive list's elements into their slots: straight from the list's bytes when
+/// they are contiguous (the usual case), else element by element through capnp's typed reader
+/// (lists written as structs).
+macro_rules! fast_list {
+    ($p:expr, $br:expr, $sink:expr, $t:ty, $kind:expr, $conv:expr) => {{
+        let list: primitive_list::Reader<'_, $t> = $p.get_as()?;
+        const SIZE: usize = std::mem::size_of::<$t>();
+        let len = list.len();
+        let slots = element_slots($br, $sink, len, $kind)?;
+        let bytes = capnp::raw::get_list_bytes(list);
+        let conv = $conv;
+        if capnp::raw::get_list_step_size_in_bits(list) as usize == SIZE * 8
+            && bytes.len() >= slots.len() * SIZE
+        {
+            for (c, &slot) in bytes.chunks_exact(SIZE).zip(slots) {
+                let raw = <[u8; SIZE]>::try_from(c).unwrap_or([0; SIZE]);
+                $sink.put(slot, conv(<$t>::from_le_bytes(raw)));
+            }
+        } else {
+            for (j, &slot) in (0..).zip(slots) {
+                if let Some(v) = list.try_get(j) {
+                    $sink.put(slot, conv(v));
+                }
+            }
+        }
+    }};
+}
+
 impl Schema {
     /// Writes one message's numeric leaves.
     pub(crate) fn decode(
@@ -298,17 +357,11 @@ impl Schema {
         let Some(st) = self.structs.get(si) else {
             return Err(DecodeError::corrupt("struct index out of range"));
         };
-        if br.slots.len() != st.scalars.len() {
-            self.scalar_slots(si, br, sink)?;
-        }
-        for (&i, &slot) in st.scalars.iter().zip(&br.slots) {
-            if let Some(f) = st.fields.get(i) {
-                sink.put(slot, read_scalar(&f.kind, v.data));
-            }
-        }
+        let data = v.data;
+        self.scalars(st, data, br, sink)?;
         let which = match &st.union {
             Some(u) => {
-                let w = read_u16(v.data, u.byte);
+                let w = read_u16(data, u.byte);
                 br.put(
                     sink,
                     st.fields.len(),
@@ -320,58 +373,87 @@ impl Schema {
             }
             None => None,
         };
-        let ptrs = if st.others.is_empty() {
-            None
-        } else {
-            v.pointers()
-        };
-        for &i in &st.others {
-            let Some(f) = st.fields.get(i) else { continue };
-            if f.arm.is_some() && f.arm != which {
-                continue;
-            }
-            let name = Name::Field(&f.name);
-            match &f.kind {
-                Kind::Void => {}
-                Kind::Bool { bit, default } => {
-                    let b = read_bit(v.data, *bit, *default);
-                    br.put(sink, i, name, LeafKind::Bool, Scalar::UInt(u64::from(b)))?;
-                }
-                Kind::Num { num, byte, default } => {
-                    br.put(
-                        sink,
-                        i,
-                        name,
-                        leaf_kind(*num),
-                        read_num(v.data, *num, *byte, *default),
-                    )?;
-                }
-                Kind::Enum { byte, default, .. } => {
-                    let e = read_u16(v.data, *byte) ^ default;
-                    br.put(sink, i, name, LeafKind::Enum, Scalar::UInt(u64::from(e)))?;
-                }
-                Kind::Group(g) => {
-                    let b = br.branch(i, name)?;
-                    self.walk_struct(*g, v, b, sink, limits, depth + 1)?;
-                }
-                Kind::Ptr { index, ty } => {
-                    let Some(p) = ptr_at(ptrs, *index) else {
-                        continue;
-                    };
-                    match ty {
-                        PtrTy::Struct(s) => {
-                            let view = View::of(p.get_as::<Carrier<'_>>()?);
-                            let b = br.branch(i, name)?;
-                            self.walk_struct(*s, view, b, sink, limits, depth + 1)?;
-                        }
-                        PtrTy::List(elem) => {
-                            let b = br.branch(i, name)?;
-                            self.walk_list(elem, p, b, sink, limits, depth + 1)?;
-                        }
-                        PtrTy::Text | PtrTy::Data | PtrTy::Any | PtrTy::Cap => {}
+        if st.ops.is_empty() {
+            return Ok(());
+        }
+        let ptrs = if st.has_ptrs { v.pointers() } else { None };
+        let name = |field: usize| Name::Field(st.fields.get(field).map_or("", |f| &f.name));
+        for op in &st.ops {
+            match op {
+                Op::Scalar {
+                    field,
+                    arm,
+                    op,
+                    leaf,
+                } => {
+                    if which == Some(*arm) {
+                        br.put(sink, *field, name(*field), *leaf, op.read(data))?;
                     }
                 }
+                Op::Group { field, arm, strukt } => {
+                    if arm.is_some() && *arm != which {
+                        continue;
+                    }
+                    let b = br.branch(*field, name(*field))?;
+                    self.walk_struct(*strukt, v, b, sink, limits, depth + 1)?;
+                }
+                Op::Struct {
+                    field,
+                    arm,
+                    ptr,
+                    strukt,
+                } => {
+                    if arm.is_some() && *arm != which {
+                        continue;
+                    }
+                    let Some(p) = ptr_at(ptrs, *ptr) else {
+                        continue;
+                    };
+                    let view = View::of(p.get_as::<Carrier<'_>>()?);
+                    let b = br.branch(*field, name(*field))?;
+                    match self.structs.get(*strukt) {
+                        // Only bools, numbers and enums (a vector, a time): no recursion.
+                        Some(target) if target.ops.is_empty() && target.union.is_none() => {
+                            too_deep(limits, depth + 1)?;
+                            self.scalars(target, view.data, b, sink)?;
+                        }
+                        _ => self.walk_struct(*strukt, view, b, sink, limits, depth + 1)?,
+                    }
+                }
+                Op::List {
+                    field,
+                    arm,
+                    ptr,
+                    elem,
+                } => {
+                    if arm.is_some() && *arm != which {
+                        continue;
+                    }
+                    let Some(p) = ptr_at(ptrs, *ptr) else {
+                        continue;
+                    };
+                    let b = br.branch(*field, name(*field))?;
+                    self.walk_list(elem, p, b, sink, limits, depth + 1)?;
+                }
             }
+        }
+        Ok(())
+    }
+
+    /// Writes a struct instance's always-present bools, numbers and enums.
+    #[inline(always)]
+    fn scalars(
+        &self,
+        st: &Struct,
+        data: &[u8],
+        br: &mut Branch,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), DecodeError> {
+        if br.slots.len() != st.loads.len() {
+            self.scalar_slots(st, br, sink)?;
+        }
+        for (op, &slot) in st.loads.iter().zip(&br.slots) {
+            sink.put(slot, op.read(data));
         }
         Ok(())
     }
@@ -380,21 +462,14 @@ impl Schema {
     #[cold]
     fn scalar_slots(
         &self,
-        si: usize,
+        st: &Struct,
         br: &mut Branch,
         sink: &mut Sink<'_>,
     ) -> Result<(), DecodeError> {
-        let Some(st) = self.structs.get(si) else {
-            return Ok(());
-        };
         let mut slots = Vec::with_capacity(st.scalars.len());
         for &i in &st.scalars {
             let Some(f) = st.fields.get(i) else { continue };
-            let kind = match &f.kind {
-                Kind::Bool { .. } => LeafKind::Bool,
-                Kind::Num { num, .. } => leaf_kind(*num),
-                _ => LeafKind::Enum,
-            };
+            let kind = ScalarOp::of(&f.kind).map_or(LeafKind::Enum, |(_, kind)| kind);
             slots.push(br.leaf(sink, i, Name::Field(&f.name), kind)?);
         }
         br.slots = slots;
@@ -414,31 +489,26 @@ impl Schema {
         let max = sink.max_list_elements();
         match elem {
             Elem::Void | Elem::Text | Elem::Data | Elem::Any | Elem::Cap => {}
-            Elem::Bool | Elem::Num(_) | Elem::Enum(_) => {
-                let kind = match elem {
-                    Elem::Bool => LeafKind::Bool,
-                    Elem::Enum(_) => LeafKind::Enum,
-                    Elem::Num(n) => leaf_kind(*n),
-                    _ => LeafKind::UInt,
-                };
-                // Element slots are dense in `br.slots` (index j at position j).
-                each_scalar(elem, p, |j, s| {
-                    if j >= max {
-                        sink.clipped = true;
-                        return Ok(false);
+            Elem::Bool => {
+                let list: primitive_list::Reader<'_, bool> = p.get_as()?;
+                let slots = element_slots(br, sink, list.len(), LeafKind::Bool)?;
+                for (j, &slot) in (0..).zip(slots) {
+                    if let Some(b) = list.try_get(j) {
+                        sink.put(slot, Scalar::UInt(u64::from(b)));
                     }
-                    let slot = match br.slots.get(j) {
-                        Some(&slot) => slot,
-                        None => {
-                            let slot = br.leaf(sink, j, Name::Index(j), kind)?;
-                            br.slots.push(slot);
-                            slot
-                        }
-                    };
-                    sink.put(slot, s);
-                    Ok(true)
-                })?;
+                }
             }
+            Elem::Enum(_) => fast_list!(p, br, sink, u16, LeafKind::Enum, uint),
+            Elem::Num(Num::I8) => fast_list!(p, br, sink, i8, LeafKind::Int, int),
+            Elem::Num(Num::I16) => fast_list!(p, br, sink, i16, LeafKind::Int, int),
+            Elem::Num(Num::I32) => fast_list!(p, br, sink, i32, LeafKind::Int, int),
+            Elem::Num(Num::I64) => fast_list!(p, br, sink, i64, LeafKind::Int, int),
+            Elem::Num(Num::U8) => fast_list!(p, br, sink, u8, LeafKind::UInt, uint),
+            Elem::Num(Num::U16) => fast_list!(p, br, sink, u16, LeafKind::UInt, uint),
+            Elem::Num(Num::U32) => fast_list!(p, br, sink, u32, LeafKind::UInt, uint),
+            Elem::Num(Num::U64) => fast_list!(p, br, sink, u64, LeafKind::UInt, uint),
+            Elem::Num(Num::F32) => fast_list!(p, br, sink, f32, LeafKind::Float, float),
+            Elem::Num(Num::F64) => fast_list!(p, br, sink, f64, LeafKind::Float, float),
             Elem::Struct(si) => {
                 each_struct(p, |j, view| {
                     if j >= max {

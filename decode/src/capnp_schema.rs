@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use capnp::schema_capnp::{code_generator_request, field, node, type_, value};
 
 use crate::error::DecodeError;
+use crate::leaves::LeafKind;
+use crate::value::Scalar;
 
 /// A fixed-width number in a data section or a primitive list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +87,155 @@ pub(crate) enum Kind {
     Group(usize),
 }
 
+/// How one bool, number or enum is loaded from a data section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Load {
+    Bit,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    F32,
+    I64,
+    U64,
+    F64,
+}
+
+/// One precompiled data-section read: `at` is a byte offset (a bit offset for [`Load::Bit`]),
+/// `xor` the default's bit pattern. Bytes past a short data section read as 0, so the result
+/// is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ScalarOp {
+    pub(crate) at: usize,
+    pub(crate) load: Load,
+    pub(crate) xor: u64,
+}
+
+#[inline(always)]
+fn le<const N: usize>(data: &[u8], at: usize) -> Option<[u8; N]> {
+    data.get(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+impl ScalarOp {
+    /// The op reading a bool, number or enum field; `None` for other kinds.
+    pub(crate) fn of(kind: &Kind) -> Option<(Self, LeafKind)> {
+        Some(match kind {
+            Kind::Bool { bit, default } => (
+                Self {
+                    at: *bit,
+                    load: Load::Bit,
+                    xor: u64::from(*default),
+                },
+                LeafKind::Bool,
+            ),
+            Kind::Num { num, byte, default } => {
+                let (load, leaf) = match num {
+                    Num::I8 => (Load::I8, LeafKind::Int),
+                    Num::I16 => (Load::I16, LeafKind::Int),
+                    Num::I32 => (Load::I32, LeafKind::Int),
+                    Num::I64 => (Load::I64, LeafKind::Int),
+                    Num::U8 => (Load::U8, LeafKind::UInt),
+                    Num::U16 => (Load::U16, LeafKind::UInt),
+                    Num::U32 => (Load::U32, LeafKind::UInt),
+                    Num::U64 => (Load::U64, LeafKind::UInt),
+                    Num::F32 => (Load::F32, LeafKind::Float),
+                    Num::F64 => (Load::F64, LeafKind::Float),
+                };
+                (
+                    Self {
+                        at: *byte,
+                        load,
+                        xor: *default,
+                    },
+                    leaf,
+                )
+            }
+            Kind::Enum { byte, default, .. } => (
+                Self {
+                    at: *byte,
+                    load: Load::U16,
+                    xor: u64::from(*default),
+                },
+                LeafKind::Enum,
+            ),
+            _ => return None,
+        })
+    }
+
+    /// Reads the value from a data section.
+    #[inline(always)]
+    pub(crate) fn read(&self, data: &[u8]) -> Scalar {
+        let at = self.at;
+        let x = self.xor;
+        match self.load {
+            Load::Bit => {
+                let set = data.get(at / 8).map_or(0, |b| (b >> (at % 8)) & 1);
+                Scalar::UInt(u64::from(set) ^ (x & 1))
+            }
+            Load::I8 => Scalar::Int(i64::from(
+                (data.get(at).copied().unwrap_or(0) ^ x as u8) as i8,
+            )),
+            Load::U8 => Scalar::UInt(u64::from(data.get(at).copied().unwrap_or(0) ^ x as u8)),
+            Load::I16 => Scalar::Int(i64::from(
+                (le::<2>(data, at).map_or(0, u16::from_le_bytes) ^ x as u16) as i16,
+            )),
+            Load::U16 => Scalar::UInt(u64::from(
+                le::<2>(data, at).map_or(0, u16::from_le_bytes) ^ x as u16,
+            )),
+            Load::I32 => Scalar::Int(i64::from(
+                (le::<4>(data, at).map_or(0, u32::from_le_bytes) ^ x as u32) as i32,
+            )),
+            Load::U32 => Scalar::UInt(u64::from(
+                le::<4>(data, at).map_or(0, u32::from_le_bytes) ^ x as u32,
+            )),
+            Load::F32 => Scalar::Float(f64::from(f32::from_bits(
+                le::<4>(data, at).map_or(0, u32::from_le_bytes) ^ x as u32,
+            ))),
+            Load::I64 => Scalar::Int((le::<8>(data, at).map_or(0, u64::from_le_bytes) ^ x) as i64),
+            Load::U64 => Scalar::UInt(le::<8>(data, at).map_or(0, u64::from_le_bytes) ^ x),
+            Load::F64 => Scalar::Float(f64::from_bits(
+                le::<8>(data, at).map_or(0, u64::from_le_bytes) ^ x,
+            )),
+        }
+    }
+}
+
+/// A precompiled step of a struct walk for a field other than an always-present scalar.
+/// `field` indexes [`Struct::fields`] (and the instance's children); `arm` is the union arm the
+/// field belongs to, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Op {
+    /// A bool, number or enum inside a union arm.
+    Scalar {
+        field: usize,
+        arm: u16,
+        op: ScalarOp,
+        leaf: LeafKind,
+    },
+    /// A group: same data and pointer sections, another struct's fields.
+    Group {
+        field: usize,
+        arm: Option<u16>,
+        strukt: usize,
+    },
+    /// A struct pointer.
+    Struct {
+        field: usize,
+        arm: Option<u16>,
+        ptr: u32,
+        strukt: usize,
+    },
+    /// A list pointer with numeric, enum, bool, struct or list elements.
+    List {
+        field: usize,
+        arm: Option<u16>,
+        ptr: u32,
+        elem: Elem,
+    },
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Field {
     pub(crate) name: String,
@@ -109,8 +260,14 @@ pub(crate) struct Struct {
     /// Indices of the fields outside any union that are bools, numbers or enums: read in one
     /// tight loop into the instance's dense slot list.
     pub(crate) scalars: Vec<usize>,
-    /// Indices of every other field (union arms, groups, pointers); `Void` fields are left out.
-    pub(crate) others: Vec<usize>,
+    /// The reads of `scalars`, in the same order.
+    pub(crate) loads: Vec<ScalarOp>,
+    /// Every other field that can hold numeric leaves (union-arm scalars, groups, struct and
+    /// list pointers), in schema order; `Void`, text, data, capability and any-pointer fields
+    /// are left out.
+    pub(crate) ops: Vec<Op>,
+    /// Whether any op reads this struct's pointer section (groups read it themselves).
+    pub(crate) has_ptrs: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -363,20 +520,60 @@ impl<'a> Compiler<'_, 'a> {
             });
         }
         let mut scalars = Vec::new();
-        let mut others = Vec::new();
-        for (i, f) in fields.iter().enumerate() {
-            match (&f.kind, f.arm) {
-                (Kind::Void, None) => {}
-                (Kind::Bool { .. } | Kind::Num { .. } | Kind::Enum { .. }, None) => scalars.push(i),
-                _ => others.push(i),
+        let mut loads = Vec::new();
+        let mut ops = Vec::new();
+        for (field, f) in fields.iter().enumerate() {
+            let arm = f.arm;
+            match (ScalarOp::of(&f.kind), arm) {
+                (Some((op, _)), None) => {
+                    scalars.push(field);
+                    loads.push(op);
+                }
+                (Some((op, leaf)), Some(arm)) => ops.push(Op::Scalar {
+                    field,
+                    arm,
+                    op,
+                    leaf,
+                }),
+                (None, _) => match &f.kind {
+                    Kind::Group(strukt) => ops.push(Op::Group {
+                        field,
+                        arm,
+                        strukt: *strukt,
+                    }),
+                    Kind::Ptr {
+                        index,
+                        ty: PtrTy::Struct(strukt),
+                    } => ops.push(Op::Struct {
+                        field,
+                        arm,
+                        ptr: *index,
+                        strukt: *strukt,
+                    }),
+                    Kind::Ptr {
+                        index,
+                        ty: PtrTy::List(elem),
+                    } => ops.push(Op::List {
+                        field,
+                        arm,
+                        ptr: *index,
+                        elem: elem.clone(),
+                    }),
+                    _ => {}
+                },
             }
         }
+        let has_ptrs = ops
+            .iter()
+            .any(|op| matches!(op, Op::Struct { .. } | Op::List { .. }));
         Ok(Struct {
             name,
             union,
             fields,
             scalars,
-            others,
+            loads,
+            ops,
+            has_ptrs,
         })
     }
 

@@ -236,6 +236,17 @@ impl Branch {
         idx: usize,
         name: Name<'_>,
     ) -> Result<&mut Branch, DecodeError> {
+        if matches!(self.kids.get(idx), Some(Inst::Branch(_))) {
+            return match self.kids.get_mut(idx) {
+                Some(Inst::Branch(b)) => Ok(b),
+                _ => Err(DecodeError::limit("children per node", idx as u64)),
+            };
+        }
+        self.branch_slow(idx, name)
+    }
+
+    #[cold]
+    fn branch_slow(&mut self, idx: usize, name: Name<'_>) -> Result<&mut Branch, DecodeError> {
         let path = &self.path;
         if idx >= self.kids.len() {
             self.kids.resize_with(idx + 1, Inst::default);
