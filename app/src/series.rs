@@ -171,6 +171,11 @@ impl<T: Sample> Typed<T> {
         self.levels.len()
     }
 
+    /// Pyramid level `k`: (min, max) per block of `FANOUT^(k+1)` samples.
+    pub fn level(&self, k: usize) -> &[(T, T)] {
+        self.levels.get(k).map_or(&[], Vec::as_slice)
+    }
+
     /// Bytes held (values and pyramid).
     pub fn heap_bytes(&self) -> usize {
         let pair = std::mem::size_of::<(T, T)>();

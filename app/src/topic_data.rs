@@ -4,7 +4,7 @@
 use decode::LeafKind;
 use egui_plot::PlotPoint;
 
-use crate::series::{FANOUT, Series};
+use crate::series::{FANOUT, Sample, Series};
 
 /// One numeric leaf of a topic, as a column.
 #[derive(Debug, Clone)]
@@ -102,6 +102,32 @@ impl TopicData {
     }
 }
 
+/// Folds pyramid blocks `first..first + starts.len()` into the pixel columns they start in.
+fn fold_blocks<T: Sample>(
+    level: &[(T, T)],
+    first: usize,
+    starts: &[u64],
+    origin_ns: f64,
+    per_ns: f64,
+    max_px: f64,
+    columns: &mut [Option<(f64, f64)>],
+) {
+    let blocks = level.get(first..first + starts.len()).unwrap_or(&[]);
+    for (&t, &(mn, mx)) in starts.iter().zip(blocks) {
+        if mn.partial_cmp(&mn).is_none() {
+            continue;
+        }
+        let px = ((t as f64 - origin_ns) * per_ns).clamp(0.0, max_px) as usize;
+        if let Some(c) = columns.get_mut(px) {
+            let (mn, mx) = (mn.to_f64(), mx.to_f64());
+            *c = Some(match *c {
+                None => (mn, mx),
+                Some((a, b)) => (a.min(mn), b.max(mx)),
+            });
+        }
+    }
+}
+
 /// The start time of each pyramid block, per level (see [`TopicData::time_levels`]).
 pub fn time_levels(times_ns: &[u64]) -> Vec<Vec<u64>> {
     let mut levels = Vec::new();
@@ -175,22 +201,33 @@ pub fn envelope(
         block = block.saturating_mul(FANOUT);
     }
     if let (Some((k, block)), Some(starts)) = (level, level.and_then(|(k, _)| time_levels.get(k))) {
-        let mut columns: Vec<Option<(f64, f64)>> = vec![None; width_px];
         let first = lo / block;
         let last = hi.div_ceil(block).min(starts.len());
-        for j in first..last {
-            let (Some(&t), Some((mn, mx))) = (starts.get(j), series.block(k, j)) else {
-                continue;
-            };
-            let px = ((to_s(t) - x0) / dx)
-                .floor()
-                .clamp(0.0, (width_px - 1) as f64) as usize;
-            if let Some(c) = columns.get_mut(px) {
-                *c = Some(match *c {
-                    None => (mn, mx),
-                    Some((a, b)) => (a.min(mn), b.max(mx)),
-                });
-            }
+        let starts = starts.get(first..last).unwrap_or(&[]);
+        // Column of a time, as one multiply per block.
+        let per_ns = 1.0 / (dx * 1e9);
+        let origin_ns = t0_ns as f64 + x0 * 1e9;
+        let max_px = (width_px - 1) as f64;
+        let mut columns: Vec<Option<(f64, f64)>> = vec![None; width_px];
+        match series {
+            Series::F32(t) => fold_blocks(
+                t.level(k),
+                first,
+                starts,
+                origin_ns,
+                per_ns,
+                max_px,
+                &mut columns,
+            ),
+            Series::F64(t) => fold_blocks(
+                t.level(k),
+                first,
+                starts,
+                origin_ns,
+                per_ns,
+                max_px,
+                &mut columns,
+            ),
         }
         for (px, c) in columns.iter().enumerate() {
             let Some((mn, mx)) = *c else {
