@@ -162,12 +162,12 @@ impl PartInfo {
         }
         let mut info = Self::empty(name, path, PartStatus::Complete, listed);
         info.size_bytes = size;
-        if got == 8 {
-            if let Some(head) = summary_head(&mut file, size).filter(self_describing) {
-                info.fill_from_summary(head);
-                info.access = PartAccess::IndexedLazy;
-                return Ok(info);
-            }
+        if got == 8
+            && let Some(head) = summary_head(&mut file, size).filter(self_describing)
+        {
+            info.fill_from_summary(head);
+            info.access = PartAccess::IndexedLazy;
+            return Ok(info);
         }
         let summary = if got == 8 {
             read_summary(&mut file, size).ok().flatten()

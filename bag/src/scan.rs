@@ -287,7 +287,9 @@ impl FileOrderScanner {
     /// The file ends inside a chunk: decompress what is there and keep its whole records.
     fn read_torn_chunk(&mut self, record_start: u64, available: u64) -> Result<()> {
         self.fill_record(available)?;
-        let what = format!("chunk cut off after {available} bytes (the writer was interrupted)");
+        let what = format!(
+            "the chunk starting here is cut off after {available} bytes (the writer was interrupted)"
+        );
         self.finished = true;
         self.damage = Some(Damage {
             offset: record_start,

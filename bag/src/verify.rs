@@ -23,6 +23,7 @@
 
 mod check;
 mod decompress;
+mod index;
 mod parse;
 mod report;
 
@@ -165,6 +166,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             }),
         }
     }
+    index::check_index(path, &mut bag);
     Ok(bag)
 }
 
