@@ -11,7 +11,7 @@ mod verify;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Inspect, print, verify and repair recordings: Redline bags (a directory of MCAP parts plus
 /// metadata.yaml), single .mcap files and rosbag2 MCAP directories.
@@ -23,6 +23,38 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Which messages: topics and a time range.
+#[derive(Debug, Args)]
+pub struct Range {
+    /// Only these topics (repeat or separate with commas).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    pub topics: Vec<String>,
+    /// Start at this time: seconds from the start (12.5), absolute nanoseconds, or RFC 3339.
+    #[arg(long)]
+    pub start: Option<String>,
+    /// Stop before this time (same forms as --start).
+    #[arg(long)]
+    pub end: Option<String>,
+}
+
+impl Range {
+    /// The filter these arguments describe; relative times count from `origin_ns`.
+    pub fn filter(&self, origin_ns: u64) -> anyhow::Result<bag::ReadFilter> {
+        use anyhow::Context;
+        let mut filter = bag::ReadFilter::all();
+        if !self.topics.is_empty() {
+            filter = filter.topics(self.topics.iter().cloned());
+        }
+        if let Some(s) = &self.start {
+            filter = filter.start_ns(format::parse_time(s, origin_ns).context("--start")?);
+        }
+        if let Some(e) = &self.end {
+            filter = filter.end_ns(format::parse_time(e, origin_ns).context("--end")?);
+        }
+        Ok(filter)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -39,15 +71,8 @@ enum Command {
     Cat {
         /// A bag directory, a .mcap file or a rosbag2 directory.
         path: PathBuf,
-        /// Only these topics (repeat or separate with commas).
-        #[arg(long, value_delimiter = ',', num_args = 1..)]
-        topics: Vec<String>,
-        /// Start at this time: seconds from the start (12.5), absolute nanoseconds, or RFC 3339.
-        #[arg(long)]
-        start: Option<String>,
-        /// Stop before this time (same forms as --start).
-        #[arg(long)]
-        end: Option<String>,
+        #[command(flatten)]
+        range: Range,
         /// One JSON object per line, with decoded numeric `fields` where the schema decodes.
         #[arg(long)]
         json: bool,
@@ -69,15 +94,8 @@ enum Command {
         /// The new bag directory (must not exist or be empty).
         #[arg(short, long)]
         out: PathBuf,
-        /// Only these topics (repeat or separate with commas).
-        #[arg(long, value_delimiter = ',', num_args = 1..)]
-        topics: Vec<String>,
-        /// Start at this time: seconds from the start (12.5), absolute nanoseconds, or RFC 3339.
-        #[arg(long)]
-        start: Option<String>,
-        /// Stop before this time (same forms as --start).
-        #[arg(long)]
-        end: Option<String>,
+        #[command(flatten)]
+        range: Range,
         /// Chunk compression of the new bag: zstd, lz4 or none.
         #[arg(long, default_value = "zstd")]
         compression: bag::Compression,
@@ -112,29 +130,14 @@ impl Outcome {
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Info { path, json } => info::run(&path, json),
-        Command::Cat {
-            path,
-            topics,
-            start,
-            end,
-            json,
-        } => cat::run(&path, &topics, start.as_deref(), end.as_deref(), json),
+        Command::Cat { path, range, json } => cat::run(&path, &range, json),
         Command::Verify { path, json } => verify::run(&path, json),
         Command::Reindex { path } => reindex::run(&path),
         Command::Export {
             path,
             out,
-            topics,
-            start,
-            end,
+            range,
             compression,
-        } => export::run(export::Args {
-            path: &path,
-            out: &out,
-            topics: &topics,
-            start: start.as_deref(),
-            end: end.as_deref(),
-            compression,
-        }),
+        } => export::run(&path, &out, &range, compression),
     }
 }

@@ -1,6 +1,6 @@
 //! One part of a recording: where it is, what state it is in, and how to read it.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryReaderOptions};
 
-use crate::channel::{ChannelSpec, SchemaSpec};
+use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
-use crate::scan::{Damage, Definition, FileOrderScanner, MCAP_MAGIC, ScanItem};
+use crate::scan::{Damage, Definitions, FileOrderScanner, MCAP_MAGIC, ScanItem};
 
 /// The health of one part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,34 +214,16 @@ impl PartInfo {
 
     fn fill_from_scan(&mut self) -> Result<()> {
         let mut scanner = FileOrderScanner::open(&self.path)?;
-        let mut schemas: HashMap<u16, SchemaSpec> = HashMap::new();
+        let mut definitions = Definitions::default();
         let mut range: Option<(u64, u64)> = None;
         let mut in_order = true;
         let mut last_time = 0u64;
         while let Some(item) = scanner.next_item()? {
             match item {
-                ScanItem::Definition(Definition::Schema {
-                    id,
-                    name,
-                    encoding,
-                    data,
-                }) => {
-                    schemas.insert(
-                        id,
-                        SchemaSpec {
-                            name,
-                            encoding,
-                            data,
-                        },
-                    );
-                }
-                ScanItem::Definition(Definition::Channel {
-                    id,
-                    schema_id,
-                    mut spec_without_schema,
-                }) => {
-                    spec_without_schema.schema = schemas.get(&schema_id).cloned();
-                    self.channels.insert(id, spec_without_schema);
+                ScanItem::Definition(definition) => {
+                    if let Some((id, spec)) = definitions.resolve(definition) {
+                        self.channels.insert(id, spec);
+                    }
                 }
                 ScanItem::Message(m) => {
                     self.message_count += 1;

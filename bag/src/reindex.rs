@@ -5,12 +5,11 @@ use std::fs;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use crate::channel::SchemaSpec;
 use crate::error::{BagError, Result};
 use crate::metadata::{Metadata, PartRecord, PartState, RedlineSection, sync_dir};
 use crate::part::{PartInfo, PartStatus};
 use crate::reader::{BagReader, IndexState};
-use crate::scan::{Definition, FileOrderScanner, ScanItem};
+use crate::scan::{Definitions, FileOrderScanner, ScanItem};
 use crate::writer::{Compression, bagfile_information, part_write_options};
 
 /// What [`reindex`] did.
@@ -126,48 +125,25 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         .map_err(|e| BagError::mcap(&tmp, e))?;
 
     let mut scanner = FileOrderScanner::open(&part.path)?;
-    let mut schemas: HashMap<u16, SchemaSpec> = HashMap::new();
-    let mut written_schemas: HashMap<u16, u16> = HashMap::new();
+    let mut definitions = Definitions::default();
     let mut channels: HashMap<u16, u16> = HashMap::new();
     let mut kept = 0u64;
     while let Some(item) = scanner.next_item()? {
         match item {
-            ScanItem::Definition(Definition::Schema {
-                id,
-                name,
-                encoding,
-                data,
-            }) => {
-                schemas.insert(
-                    id,
-                    SchemaSpec {
-                        name,
-                        encoding,
-                        data,
-                    },
-                );
-            }
-            ScanItem::Definition(Definition::Channel {
-                id,
-                schema_id,
-                spec_without_schema: spec,
-            }) => {
-                let new_schema = match schemas.get(&schema_id) {
+            ScanItem::Definition(definition) => {
+                let Some((id, spec)) = definitions.resolve(definition) else {
+                    continue;
+                };
+                // mcap's writer gives identical schemas one id.
+                let schema_id = match &spec.schema {
                     None => 0,
-                    Some(schema) => match written_schemas.get(&schema_id) {
-                        Some(s) => *s,
-                        None => {
-                            let s = writer
-                                .add_schema(&schema.name, &schema.encoding, &schema.data)
-                                .map_err(|e| BagError::mcap(&tmp, e))?;
-                            written_schemas.insert(schema_id, s);
-                            s
-                        }
-                    },
+                    Some(schema) => writer
+                        .add_schema(&schema.name, &schema.encoding, &schema.data)
+                        .map_err(|e| BagError::mcap(&tmp, e))?,
                 };
                 let new_id = writer
                     .add_channel(
-                        new_schema,
+                        schema_id,
                         &spec.topic,
                         &spec.message_encoding,
                         &spec.metadata,

@@ -60,6 +60,42 @@ pub(crate) enum Definition {
     },
 }
 
+/// Schemas seen so far in a scan, so that channels can be given theirs.
+#[derive(Default)]
+pub(crate) struct Definitions {
+    schemas: std::collections::HashMap<u16, crate::channel::SchemaSpec>,
+}
+
+impl Definitions {
+    /// Remembers a schema (and returns `None`), or returns a channel with its schema resolved.
+    pub fn resolve(&mut self, definition: Definition) -> Option<(u16, ChannelSpec)> {
+        match definition {
+            Definition::Schema {
+                id,
+                name,
+                encoding,
+                data,
+            } => {
+                let schema = crate::channel::SchemaSpec {
+                    name,
+                    encoding,
+                    data,
+                };
+                self.schemas.insert(id, schema);
+                None
+            }
+            Definition::Channel {
+                id,
+                schema_id,
+                mut spec_without_schema,
+            } => {
+                spec_without_schema.schema = self.schemas.get(&schema_id).cloned();
+                Some((id, spec_without_schema))
+            }
+        }
+    }
+}
+
 pub(crate) enum ScanItem<'a> {
     Definition(Definition),
     Message(RawMessage<'a>),

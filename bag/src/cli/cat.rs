@@ -5,43 +5,27 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use bag::{BagReader, ChannelInfo, ReadFilter};
+use bag::{BagReader, ChannelInfo};
 use base64::Engine;
 use decode::{Plan, Scalar, SchemaSource};
 use serde_json::{Map, Value, json};
 
-use super::Outcome;
-use super::format::{parse_time, utc};
+use super::format::utc;
+use super::{Outcome, Range};
 
-pub fn run(
-    path: &Path,
-    topics: &[String],
-    start: Option<&str>,
-    end: Option<&str>,
-    as_json: bool,
-) -> anyhow::Result<Outcome> {
+pub fn run(path: &Path, range: &Range, as_json: bool) -> anyhow::Result<Outcome> {
     let reader = BagReader::open(path)?;
-    let origin = reader.time_range_ns().map_or(0, |r| r.0);
-    let mut filter = ReadFilter::all();
-    if !topics.is_empty() {
-        let known: Vec<&str> = reader
-            .channels()
-            .iter()
-            .map(|c| c.spec.topic.as_str())
-            .collect();
-        for t in topics {
-            if !known.contains(&t.as_str()) {
-                eprintln!("warning: topic {t:?} is not in this recording");
-            }
+    let known: Vec<&str> = reader
+        .channels()
+        .iter()
+        .map(|c| c.spec.topic.as_str())
+        .collect();
+    for t in &range.topics {
+        if !known.contains(&t.as_str()) {
+            eprintln!("warning: topic {t:?} is not in this recording");
         }
-        filter = filter.topics(topics.iter().cloned());
     }
-    if let Some(s) = start {
-        filter = filter.start_ns(parse_time(s, origin).context("--start")?);
-    }
-    if let Some(e) = end {
-        filter = filter.end_ns(parse_time(e, origin).context("--end")?);
-    }
+    let filter = range.filter(reader.time_range_ns().map_or(0, |r| r.0))?;
 
     let mut plans: HashMap<usize, Result<Plan, String>> = HashMap::new();
     let stdout = std::io::stdout();

@@ -4,47 +4,32 @@ use std::path::Path;
 
 use anyhow::Context;
 use bag::export::{ExportOptions, export};
-use bag::{BagReader, Compression, ReadFilter};
+use bag::{BagReader, Compression};
 
-use super::Outcome;
-use super::format::parse_time;
 use super::progress::Progress;
+use super::{Outcome, Range};
 
-pub struct Args<'a> {
-    pub path: &'a Path,
-    pub out: &'a Path,
-    pub topics: &'a [String],
-    pub start: Option<&'a str>,
-    pub end: Option<&'a str>,
-    pub compression: Compression,
-}
-
-pub fn run(args: Args<'_>) -> anyhow::Result<Outcome> {
-    let source = BagReader::open(args.path)?;
-    let origin = source.time_range_ns().map_or(0, |r| r.0);
-    let mut filter = ReadFilter::all();
-    if !args.topics.is_empty() {
-        filter = filter.topics(args.topics.iter().cloned());
-    }
-    if let Some(s) = args.start {
-        filter = filter.start_ns(parse_time(s, origin).context("--start")?);
-    }
-    if let Some(e) = args.end {
-        filter = filter.end_ns(parse_time(e, origin).context("--end")?);
-    }
+pub fn run(
+    path: &Path,
+    out: &Path,
+    range: &Range,
+    compression: Compression,
+) -> anyhow::Result<Outcome> {
+    let source = BagReader::open(path)?;
+    let filter = range.filter(source.time_range_ns().map_or(0, |r| r.0))?;
     let progress = Progress::new("exporting", source.message_count());
     let options = ExportOptions {
         filter,
-        compression: args.compression,
+        compression,
     };
-    let report = export(&source, args.out, &options, |n| progress.set(n))
-        .with_context(|| format!("exporting to {:?}", args.out))?;
+    let report = export(&source, out, &options, |n| progress.set(n))
+        .with_context(|| format!("exporting to {:?}", out))?;
     progress.finish();
     println!(
         "exported {} messages in {} parts to {}",
         report.summary.message_count,
         report.summary.parts.len(),
-        args.out.display()
+        out.display()
     );
     let mut lossy = false;
     if report.carried_dropped > 0 {
