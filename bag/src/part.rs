@@ -447,7 +447,7 @@ pub(crate) fn read_summary(file: &mut File, size: u64) -> mcap::McapResult<Optio
     let mut reader = SummaryReader::new_with_options(
         SummaryReaderOptions::default()
             .with_file_size(size)
-            .with_record_length_limit(1 << 30),
+            .with_record_length_limit(crate::reader::MAX_RECORD_BYTES),
     );
     while let Some(event) = reader.next_event() {
         match event? {

@@ -15,6 +15,9 @@ use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts, read_summary
 use crate::scan::{FileOrderScanner, ScanItem};
 use std::sync::Arc;
 
+/// The largest record (or decompressed chunk) the reader accepts; beyond it a part is damaged.
+pub const MAX_RECORD_BYTES: usize = 256 * 1024 * 1024;
+
 /// What kind of path a recording was opened from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordingKind {
@@ -370,7 +373,9 @@ impl BagReader {
             let source = match access {
                 PartAccess::IndexedLazy => continue,
                 PartAccess::Indexed(summary) => {
-                    let mut options = IndexedReaderOptions::new();
+                    // A corrupted index must not make us allocate what the file cannot hold.
+                    let mut options =
+                        IndexedReaderOptions::new().with_record_length_limit(MAX_RECORD_BYTES);
                     if let Some(topics) = &filter.topics {
                         options = options.include_topics(topics.iter().cloned());
                     }
@@ -624,6 +629,11 @@ fn next_indexed(
         match event {
             Err(e) => return Err(format!("stopped reading: {e}")),
             Ok(IndexedReadEvent::ReadChunkRequest { offset, length }) => {
+                if offset.saturating_add(length as u64) > part.size_bytes {
+                    return Err(format!(
+                        "the chunk index points past the end of the file (byte {offset}, {length} bytes)"
+                    ));
+                }
                 chunk.clear();
                 chunk.resize(length, 0);
                 file.seek(SeekFrom::Start(offset))

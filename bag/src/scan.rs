@@ -16,7 +16,7 @@ use crate::error::{BagError, Result};
 pub const MCAP_MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 
 /// Refuse chunks that claim to decompress beyond this (a corrupted length must not allocate).
-const MAX_CHUNK_UNCOMPRESSED: u64 = 1 << 30;
+const MAX_CHUNK_UNCOMPRESSED: u64 = crate::reader::MAX_RECORD_BYTES as u64;
 
 pub(crate) mod op {
     pub const FOOTER: u8 = 0x02;
