@@ -309,7 +309,8 @@ fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
             // One chunk index is enough to name the compression.
             CHUNK_INDEX => {
                 let head = read_at(file, start, 9.min(length))?;
-                9 + u64::from_le_bytes(head.get(1..9)?.try_into().ok()?)
+                let first = u64::from_le_bytes(head.get(1..9)?.try_into().ok()?);
+                9u64.checked_add(first)?.min(length)
             }
             _ => continue,
         };
