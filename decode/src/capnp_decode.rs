@@ -324,6 +324,40 @@ macro_rules! fast_list {
     }};
 }
 
+/// Writes a list of bools, numbers or enums into its element slots.
+#[inline(never)]
+fn scalar_list(
+    elem: &Elem,
+    p: any_pointer::Reader<'_>,
+    br: &mut Branch,
+    sink: &mut Sink<'_>,
+) -> Result<(), DecodeError> {
+    match elem {
+        Elem::Bool => {
+            let list: primitive_list::Reader<'_, bool> = p.get_as()?;
+            let slots = element_slots(br, sink, list.len(), LeafKind::Bool)?;
+            for (j, &slot) in (0..).zip(slots) {
+                if let Some(b) = list.try_get(j) {
+                    sink.put(slot, Scalar::UInt(u64::from(b)));
+                }
+            }
+        }
+        Elem::Enum(_) => fast_list!(p, br, sink, u16, LeafKind::Enum, uint),
+        Elem::Num(Num::I8) => fast_list!(p, br, sink, i8, LeafKind::Int, int),
+        Elem::Num(Num::I16) => fast_list!(p, br, sink, i16, LeafKind::Int, int),
+        Elem::Num(Num::I32) => fast_list!(p, br, sink, i32, LeafKind::Int, int),
+        Elem::Num(Num::I64) => fast_list!(p, br, sink, i64, LeafKind::Int, int),
+        Elem::Num(Num::U8) => fast_list!(p, br, sink, u8, LeafKind::UInt, uint),
+        Elem::Num(Num::U16) => fast_list!(p, br, sink, u16, LeafKind::UInt, uint),
+        Elem::Num(Num::U32) => fast_list!(p, br, sink, u32, LeafKind::UInt, uint),
+        Elem::Num(Num::U64) => fast_list!(p, br, sink, u64, LeafKind::UInt, uint),
+        Elem::Num(Num::F32) => fast_list!(p, br, sink, f32, LeafKind::Float, float),
+        Elem::Num(Num::F64) => fast_list!(p, br, sink, f64, LeafKind::Float, float),
+        _ => {}
+    }
+    Ok(())
+}
+
 impl Schema {
     /// Writes one message's numeric leaves.
     pub(crate) fn decode(
@@ -377,7 +411,7 @@ impl Schema {
             return Ok(());
         }
         let ptrs = if st.has_ptrs { v.pointers() } else { None };
-        let name = |field: usize| Name::Field(st.fields.get(field).map_or("", |f| &f.name));
+        let name = |field: usize| move || Name::Field(st.fields.get(field).map_or("", |f| &f.name));
         for op in &st.ops {
             match op {
                 Op::Scalar {
@@ -387,14 +421,14 @@ impl Schema {
                     leaf,
                 } => {
                     if which == Some(*arm) {
-                        br.put(sink, *field, name(*field), *leaf, op.read(data))?;
+                        br.put(sink, *field, name(*field)(), *leaf, op.read(data))?;
                     }
                 }
                 Op::Group { field, arm, strukt } => {
                     if arm.is_some() && *arm != which {
                         continue;
                     }
-                    let b = br.branch(*field, name(*field))?;
+                    let b = br.branch_with(*field, name(*field))?;
                     self.walk_struct(*strukt, v, b, sink, limits, depth + 1)?;
                 }
                 Op::Struct {
@@ -410,7 +444,7 @@ impl Schema {
                         continue;
                     };
                     let view = View::of(p.get_as::<Carrier<'_>>()?);
-                    let b = br.branch(*field, name(*field))?;
+                    let b = br.branch_with(*field, name(*field))?;
                     match self.structs.get(*strukt) {
                         // Only bools, numbers and enums (a vector, a time): no recursion.
                         Some(target) if target.ops.is_empty() && target.union.is_none() => {
@@ -432,7 +466,7 @@ impl Schema {
                     let Some(p) = ptr_at(ptrs, *ptr) else {
                         continue;
                     };
-                    let b = br.branch(*field, name(*field))?;
+                    let b = br.branch_with(*field, name(*field))?;
                     self.walk_list(elem, p, b, sink, limits, depth + 1)?;
                 }
             }
@@ -476,6 +510,7 @@ impl Schema {
         Ok(())
     }
 
+    #[inline]
     fn walk_list(
         &self,
         elem: &Elem,
@@ -486,58 +521,62 @@ impl Schema {
         depth: u32,
     ) -> Result<(), DecodeError> {
         too_deep(limits, depth)?;
-        let max = sink.max_list_elements();
         match elem {
-            Elem::Void | Elem::Text | Elem::Data | Elem::Any | Elem::Cap => {}
-            Elem::Bool => {
-                let list: primitive_list::Reader<'_, bool> = p.get_as()?;
-                let slots = element_slots(br, sink, list.len(), LeafKind::Bool)?;
-                for (j, &slot) in (0..).zip(slots) {
-                    if let Some(b) = list.try_get(j) {
-                        sink.put(slot, Scalar::UInt(u64::from(b)));
-                    }
-                }
+            Elem::Void | Elem::Text | Elem::Data | Elem::Any | Elem::Cap => Ok(()),
+            Elem::Bool | Elem::Num(_) | Elem::Enum(_) => scalar_list(elem, p, br, sink),
+            Elem::Struct(si) => self.struct_list(*si, p, br, sink, limits, depth),
+            Elem::List(inner) => self.list_list(inner, p, br, sink, limits, depth),
+        }
+    }
+
+    #[inline(never)]
+    fn struct_list(
+        &self,
+        si: usize,
+        p: any_pointer::Reader<'_>,
+        br: &mut Branch,
+        sink: &mut Sink<'_>,
+        limits: &Limits,
+        depth: u32,
+    ) -> Result<(), DecodeError> {
+        let max = sink.max_list_elements();
+        each_struct(p, |j, view| {
+            if j >= max {
+                sink.clipped = true;
+                return Ok(false);
             }
-            Elem::Enum(_) => fast_list!(p, br, sink, u16, LeafKind::Enum, uint),
-            Elem::Num(Num::I8) => fast_list!(p, br, sink, i8, LeafKind::Int, int),
-            Elem::Num(Num::I16) => fast_list!(p, br, sink, i16, LeafKind::Int, int),
-            Elem::Num(Num::I32) => fast_list!(p, br, sink, i32, LeafKind::Int, int),
-            Elem::Num(Num::I64) => fast_list!(p, br, sink, i64, LeafKind::Int, int),
-            Elem::Num(Num::U8) => fast_list!(p, br, sink, u8, LeafKind::UInt, uint),
-            Elem::Num(Num::U16) => fast_list!(p, br, sink, u16, LeafKind::UInt, uint),
-            Elem::Num(Num::U32) => fast_list!(p, br, sink, u32, LeafKind::UInt, uint),
-            Elem::Num(Num::U64) => fast_list!(p, br, sink, u64, LeafKind::UInt, uint),
-            Elem::Num(Num::F32) => fast_list!(p, br, sink, f32, LeafKind::Float, float),
-            Elem::Num(Num::F64) => fast_list!(p, br, sink, f64, LeafKind::Float, float),
-            Elem::Struct(si) => {
-                each_struct(p, |j, view| {
-                    if j >= max {
-                        sink.clipped = true;
-                        return Ok(false);
-                    }
-                    let b = br.branch(j, Name::Index(j))?;
-                    self.walk_struct(*si, view, b, sink, limits, depth + 1)?;
-                    Ok(true)
-                })?;
+            let b = br.branch(j, Name::Index(j))?;
+            self.walk_struct(si, view, b, sink, limits, depth + 1)?;
+            Ok(true)
+        })
+    }
+
+    #[inline(never)]
+    fn list_list(
+        &self,
+        inner: &Elem,
+        p: any_pointer::Reader<'_>,
+        br: &mut Branch,
+        sink: &mut Sink<'_>,
+        limits: &Limits,
+        depth: u32,
+    ) -> Result<(), DecodeError> {
+        let max = sink.max_list_elements();
+        let list: any_pointer_list::Reader<'_> = p.get_as()?;
+        for j in 0..list.len() {
+            let j = j as usize;
+            if j >= max {
+                sink.clipped = true;
+                break;
             }
-            Elem::List(inner) => {
-                let list: any_pointer_list::Reader<'_> = p.get_as()?;
-                for j in 0..list.len() {
-                    let j = j as usize;
-                    if j >= max {
-                        sink.clipped = true;
-                        break;
-                    }
-                    let Some(e) = list.try_get(j as u32) else {
-                        break;
-                    };
-                    if e.is_null() {
-                        continue;
-                    }
-                    let b = br.branch(j, Name::Index(j))?;
-                    self.walk_list(inner, e, b, sink, limits, depth + 1)?;
-                }
+            let Some(e) = list.try_get(j as u32) else {
+                break;
+            };
+            if e.is_null() {
+                continue;
             }
+            let b = br.branch(j, Name::Index(j))?;
+            self.walk_list(inner, e, b, sink, limits, depth + 1)?;
         }
         Ok(())
     }

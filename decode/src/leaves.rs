@@ -236,13 +236,23 @@ impl Branch {
         idx: usize,
         name: Name<'_>,
     ) -> Result<&mut Branch, DecodeError> {
+        self.branch_with(idx, || name)
+    }
+
+    /// [`Branch::branch`], spelling the child's name only on first sight.
+    #[inline(always)]
+    pub(crate) fn branch_with<'n>(
+        &mut self,
+        idx: usize,
+        name: impl FnOnce() -> Name<'n>,
+    ) -> Result<&mut Branch, DecodeError> {
         if matches!(self.kids.get(idx), Some(Inst::Branch(_))) {
             return match self.kids.get_mut(idx) {
                 Some(Inst::Branch(b)) => Ok(b),
                 _ => Err(DecodeError::limit("children per node", idx as u64)),
             };
         }
-        self.branch_slow(idx, name)
+        self.branch_slow(idx, name())
     }
 
     #[cold]
