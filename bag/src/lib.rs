@@ -37,6 +37,7 @@ pub mod export;
 pub mod metadata;
 pub mod part;
 pub mod reader;
+mod record_check;
 pub mod reindex;
 pub mod scan;
 pub mod verify;

@@ -6,8 +6,6 @@ use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryReaderOptions};
-
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
 use crate::scan::{Damage, Definitions, FileOrderScanner, MCAP_MAGIC, ScanItem};
@@ -170,7 +168,7 @@ impl PartInfo {
             return Ok(info);
         }
         let summary = if got == 8 {
-            read_summary(&mut file, size).ok().flatten()
+            read_summary(&mut file, size)
         } else {
             None
         };
@@ -181,18 +179,40 @@ impl PartInfo {
                 // channels and counts by reading the part once. A complete part is still read
                 // through its chunk indexes, so that its messages come in log-time order.
                 info.fill_from_scan()?;
-                if info.status == PartStatus::Complete {
-                    let summary = match summary {
-                        Some(s) if !s.chunk_indexes.is_empty() => Some(s),
-                        _ => rebuild_summary(&mut file, size, &info.channels),
-                    };
-                    if let Some(summary) = summary.filter(|s| !s.chunk_indexes.is_empty()) {
-                        info.access = PartAccess::Indexed(Arc::new(summary));
-                    }
+                if info.status == PartStatus::Complete
+                    && let Some(mut summary) = summary.filter(|s| !s.chunk_indexes.is_empty())
+                {
+                    summary.channels = info.channels_for_reading();
+                    info.access = PartAccess::Indexed(Arc::new(summary));
                 }
             }
         }
         Ok(info)
+    }
+
+    /// The channels a scan found, as the indexed reader wants them.
+    fn channels_for_reading(&self) -> std::collections::HashMap<u16, Arc<mcap::Channel<'static>>> {
+        self.channels
+            .iter()
+            .map(|(id, spec)| {
+                let schema = spec.schema.as_ref().map(|s| {
+                    Arc::new(mcap::Schema {
+                        id: 0,
+                        name: s.name.clone(),
+                        encoding: s.encoding.clone(),
+                        data: std::borrow::Cow::Owned(s.data.clone()),
+                    })
+                });
+                let channel = mcap::Channel {
+                    id: *id,
+                    topic: spec.topic.clone(),
+                    schema,
+                    message_encoding: spec.message_encoding.clone(),
+                    metadata: spec.metadata.clone(),
+                };
+                (*id, Arc::new(channel))
+            })
+            .collect()
     }
 
     fn fill_from_summary(&mut self, summary: mcap::Summary) {
@@ -271,37 +291,110 @@ fn self_describing(summary: &mcap::Summary) -> bool {
             .all(|id| summary.channels.contains_key(id))
 }
 
+/// Where the footer says the summary and summary offsets start, and where the footer is.
+struct FooterPlace {
+    summary_start: u64,
+    offsets_start: u64,
+    footer_at: u64,
+}
+
+fn footer(file: &mut File, size: u64) -> Option<FooterPlace> {
+    const FOOTER_RECORD: u64 = 1 + 8 + 8 + 8 + 4;
+    let footer_at = size.checked_sub(8 + FOOTER_RECORD)?;
+    let footer = read_at(file, footer_at, FOOTER_RECORD + 8)?;
+    if footer.first() != Some(&crate::scan::op::FOOTER) || footer.get(29..37)? != MCAP_MAGIC {
+        return None;
+    }
+    let at = |range: std::ops::Range<usize>| -> Option<u64> {
+        Some(u64::from_le_bytes(footer.get(range)?.try_into().ok()?))
+    };
+    Some(FooterPlace {
+        summary_start: at(9..17)?,
+        offsets_start: at(17..25)?,
+        footer_at,
+    })
+}
+
+/// Summary records collected so far; channels are resolved against schemas at the end.
+#[derive(Default)]
+struct SummaryParts {
+    summary: mcap::Summary,
+    channels: Vec<mcap::records::Channel>,
+}
+
+impl SummaryParts {
+    /// Adds the records in `bytes` (whole records only), parsed with their lengths checked.
+    fn add(&mut self, bytes: &[u8]) -> Option<()> {
+        for (opcode, body) in records(bytes)? {
+            match crate::record_check::parse_record(opcode, body) {
+                Ok(mcap::records::Record::Schema { header, data }) => {
+                    self.summary.schemas.insert(
+                        header.id,
+                        Arc::new(mcap::Schema {
+                            id: header.id,
+                            name: header.name,
+                            encoding: header.encoding,
+                            data: std::borrow::Cow::Owned(data.into_owned()),
+                        }),
+                    );
+                }
+                Ok(mcap::records::Record::Channel(c)) => self.channels.push(c),
+                Ok(mcap::records::Record::Statistics(stats)) => self.summary.stats = Some(stats),
+                Ok(mcap::records::Record::ChunkIndex(index)) => {
+                    self.summary.chunk_indexes.push(index)
+                }
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// The summary, each channel with its schema (none when the summary lacks it).
+    fn finish(mut self) -> mcap::Summary {
+        for c in self.channels {
+            let schema = self.summary.schemas.get(&c.schema_id).cloned();
+            self.summary.channels.insert(
+                c.id,
+                Arc::new(mcap::Channel {
+                    id: c.id,
+                    topic: c.topic,
+                    schema,
+                    message_encoding: c.message_encoding,
+                    metadata: c.metadata,
+                }),
+            );
+        }
+        self.summary
+    }
+}
+
 /// The summary without its chunk indexes (but the first, for the compression name), read
 /// through the footer's summary offsets: a few small reads whatever the file's size.
 /// `None` when the file has no summary offsets or anything looks wrong (the caller falls back).
 fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
-    use crate::scan::op;
-    const FOOTER_RECORD: u64 = 1 + 8 + 8 + 8 + 4;
     const SUMMARY_OFFSET: u8 = 0x0E;
     const CHUNK_INDEX: u8 = 0x08;
     const STATISTICS: u8 = 0x0B;
-    let footer_at = size.checked_sub(8 + FOOTER_RECORD)?;
-    let footer = read_at(file, footer_at, FOOTER_RECORD + 8)?;
-    if footer.first() != Some(&op::FOOTER) || footer.get(29..37)? != MCAP_MAGIC {
+    use crate::scan::op;
+    let place = footer(file, size)?;
+    if place.offsets_start == 0 || place.offsets_start >= place.footer_at {
         return None;
     }
-    let offsets_start = u64::from_le_bytes(footer.get(17..25)?.try_into().ok()?);
-    if offsets_start == 0 || offsets_start >= footer_at {
-        return None;
-    }
-    let offsets = read_at(file, offsets_start, footer_at - offsets_start)?;
-    let mut groups = Vec::new();
+    let offsets = read_at(
+        file,
+        place.offsets_start,
+        place.footer_at - place.offsets_start,
+    )?;
+    let mut parts = SummaryParts::default();
     for (opcode, body) in records(&offsets)? {
-        if opcode == SUMMARY_OFFSET && body.len() >= 17 {
-            let start = u64::from_le_bytes(body.get(1..9)?.try_into().ok()?);
-            let length = u64::from_le_bytes(body.get(9..17)?.try_into().ok()?);
-            groups.push((body[0], start, length));
+        if opcode != SUMMARY_OFFSET || body.len() < 17 {
+            continue;
         }
-    }
-    let mut summary = mcap::Summary::default();
-    let mut channels = Vec::new();
-    for (group_opcode, start, length) in groups {
-        if start.checked_add(length)? > footer_at {
+        let group_opcode = body[0];
+        let start = u64::from_le_bytes(body.get(1..9)?.try_into().ok()?);
+        let length = u64::from_le_bytes(body.get(9..17)?.try_into().ok()?);
+        if start.checked_add(length)? > place.footer_at {
             return None;
         }
         let length = match group_opcode {
@@ -314,44 +407,9 @@ fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
             }
             _ => continue,
         };
-        let bytes = read_at(file, start, length)?;
-        for (opcode, body) in records(&bytes)? {
-            match mcap::parse_record(opcode, body).ok()? {
-                mcap::records::Record::Schema { header, data } => {
-                    summary.schemas.insert(
-                        header.id,
-                        Arc::new(mcap::Schema {
-                            id: header.id,
-                            name: header.name,
-                            encoding: header.encoding,
-                            data: std::borrow::Cow::Owned(data.into_owned()),
-                        }),
-                    );
-                }
-                mcap::records::Record::Channel(c) => channels.push(c),
-                mcap::records::Record::Statistics(stats) => summary.stats = Some(stats),
-                mcap::records::Record::ChunkIndex(index) => summary.chunk_indexes.push(index),
-                _ => {}
-            }
-        }
+        parts.add(&read_at(file, start, length)?)?;
     }
-    for c in channels {
-        let schema = match c.schema_id {
-            0 => None,
-            id => Some(Arc::clone(summary.schemas.get(&id)?)),
-        };
-        summary.channels.insert(
-            c.id,
-            Arc::new(mcap::Channel {
-                id: c.id,
-                topic: c.topic,
-                schema,
-                message_encoding: c.message_encoding,
-                metadata: c.metadata,
-            }),
-        );
-    }
-    Some(summary)
+    Some(parts.finish())
 }
 
 /// `len` bytes at `offset`, or `None` if they cannot all be read.
@@ -375,63 +433,6 @@ fn records(mut bytes: &[u8]) -> Option<Vec<(u8, &[u8])>> {
     Some(out)
 }
 
-/// A summary for reading through chunk indexes, built from the footer's summary section and
-/// channels found by a scan (used when mcap cannot read the summary alone, e.g. a summary that
-/// repeats channels but not their schemas).
-fn rebuild_summary(
-    file: &mut File,
-    size: u64,
-    channels: &BTreeMap<u16, ChannelSpec>,
-) -> Option<mcap::Summary> {
-    const FOOTER_RECORD: u64 = 1 + 8 + 8 + 8 + 4;
-    let footer_at = size.checked_sub(8 + FOOTER_RECORD)?;
-    let mut footer = [0u8; FOOTER_RECORD as usize];
-    file.seek(std::io::SeekFrom::Start(footer_at)).ok()?;
-    file.read_exact(&mut footer).ok()?;
-    if footer[0] != crate::scan::op::FOOTER {
-        return None;
-    }
-    let summary_start = u64::from_le_bytes(footer.get(9..17)?.try_into().ok()?);
-    if summary_start == 0 || summary_start >= footer_at {
-        return None;
-    }
-    let mut section = vec![0u8; usize::try_from(footer_at - summary_start).ok()?];
-    file.seek(std::io::SeekFrom::Start(summary_start)).ok()?;
-    file.read_exact(&mut section).ok()?;
-    let mut summary = mcap::Summary::default();
-    let mut rest = section.as_slice();
-    while rest.len() >= 9 {
-        let opcode = rest[0];
-        let len = usize::try_from(u64::from_le_bytes(rest[1..9].try_into().ok()?)).ok()?;
-        let body = rest.get(9..9usize.checked_add(len)?)?;
-        if let Ok(mcap::records::Record::ChunkIndex(index)) = mcap::parse_record(opcode, body) {
-            summary.chunk_indexes.push(index);
-        }
-        rest = &rest[9 + len..];
-    }
-    for (id, spec) in channels {
-        let schema = spec.schema.as_ref().map(|s| {
-            Arc::new(mcap::Schema {
-                id: 0,
-                name: s.name.clone(),
-                encoding: s.encoding.clone(),
-                data: std::borrow::Cow::Owned(s.data.clone()),
-            })
-        });
-        summary.channels.insert(
-            *id,
-            Arc::new(mcap::Channel {
-                id: *id,
-                topic: spec.topic.clone(),
-                schema,
-                message_encoding: spec.message_encoding.clone(),
-                metadata: spec.metadata.clone(),
-            }),
-        );
-    }
-    Some(summary)
-}
-
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
@@ -443,26 +444,21 @@ fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(got)
 }
 
-/// Reads the summary section of a part without reading its data section.
-pub(crate) fn read_summary(file: &mut File, size: u64) -> mcap::McapResult<Option<mcap::Summary>> {
-    let mut reader = SummaryReader::new_with_options(
-        SummaryReaderOptions::default()
-            .with_file_size(size)
-            .with_record_length_limit(crate::reader::MAX_RECORD_BYTES),
-    );
-    while let Some(event) = reader.next_event() {
-        match event? {
-            SummaryReadEvent::ReadRequest(n) => {
-                let read = file.read(reader.insert(n))?;
-                reader.notify_read(read);
-            }
-            SummaryReadEvent::SeekRequest(to) => {
-                let pos = file.seek(to)?;
-                reader.notify_seeked(pos);
-            }
-        }
+/// Reads the whole summary section of a part (without its data section), parsing every record
+/// with its lengths checked. `None` when the part has no readable summary.
+pub(crate) fn read_summary(file: &mut File, size: u64) -> Option<mcap::Summary> {
+    let place = footer(file, size)?;
+    if place.summary_start == 0 || place.summary_start >= place.footer_at {
+        return None;
     }
-    Ok(reader.finish())
+    let section = read_at(
+        file,
+        place.summary_start,
+        place.footer_at - place.summary_start,
+    )?;
+    let mut parts = SummaryParts::default();
+    parts.add(&section)?;
+    Some(parts.finish())
 }
 
 /// Orders part file names by their numeric suffix (`b_2` before `b_10`), then by name.

@@ -358,13 +358,13 @@ impl BagReader {
                 PartAccess::IndexedLazy => {
                     let mut file = File::open(&part.path)
                         .map_err(|e| BagError::io("opening", &part.path, e))?;
-                    let summary = read_summary(&mut file, part.size_bytes)
-                        .map_err(|e| BagError::mcap(&part.path, e))?
-                        .ok_or_else(|| BagError::Damaged {
+                    let summary = read_summary(&mut file, part.size_bytes).ok_or_else(|| {
+                        BagError::Damaged {
                             path: part.path.clone(),
                             offset: 0,
-                            what: "the summary read at open is gone".into(),
-                        })?;
+                            what: "the summary read at open can no longer be read".into(),
+                        }
+                    })?;
                     loaded = PartAccess::Indexed(Arc::new(summary));
                     &loaded
                 }

@@ -420,7 +420,7 @@ fn parse_item(opcode: u8, body: &[u8]) -> std::result::Result<Parsed, String> {
                 publish_time: u64_at(14),
             })
         }
-        _ => match mcap::parse_record(opcode, body) {
+        _ => match crate::record_check::parse_record(opcode, body) {
             Ok(mcap::records::Record::Schema { header, data }) => {
                 Ok(Parsed::Definition(Definition::Schema {
                     id: header.id,
@@ -440,7 +440,7 @@ fn parse_item(opcode: u8, body: &[u8]) -> std::result::Result<Parsed, String> {
                 },
             })),
             Ok(_) => Err(format!("unexpected record 0x{opcode:02x}")),
-            Err(e) => Err(format!("unreadable record 0x{opcode:02x}: {e}")),
+            Err(e) => Err(e),
         },
     }
 }
