@@ -31,6 +31,7 @@
 //! ```
 
 pub mod channel;
+mod chunk_cursor;
 pub mod drop_queue;
 pub mod error;
 pub mod export;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions};
 
 use crate::channel::ChannelSpec;
+use crate::chunk_cursor::ChunkCursor;
 use crate::error::{BagError, Result};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
 use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts, read_summary};
@@ -88,7 +89,7 @@ impl ReadFilter {
         self
     }
 
-    fn includes_time(&self, t: u64) -> bool {
+    pub(crate) fn includes_time(&self, t: u64) -> bool {
         self.start_ns.is_none_or(|s| t >= s) && self.end_ns.is_none_or(|e| t < e)
     }
 }
@@ -373,6 +374,12 @@ impl BagReader {
             let source = match access {
                 PartAccess::IndexedLazy => continue,
                 PartAccess::Indexed(summary) => {
+                    let file = File::open(&part.path)
+                        .map_err(|e| BagError::io("opening", &part.path, e))?;
+                    if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, &wanted) {
+                        sources.push(PartCursor::new(index, Source::Chunks(Box::new(chunks))));
+                        continue;
+                    }
                     // A corrupted index must not make us allocate what the file cannot hold.
                     let mut options =
                         IndexedReaderOptions::new().with_record_length_limit(MAX_RECORD_BYTES);
@@ -414,13 +421,7 @@ impl BagReader {
                 }
                 PartAccess::Unreadable => continue,
             };
-            sources.push(PartCursor {
-                part: index,
-                source,
-                head: Head::default(),
-                has_head: false,
-                done: false,
-            });
+            sources.push(PartCursor::new(index, source));
         }
         let mut cursor = MessageCursor {
             reader: self,
@@ -486,10 +487,15 @@ struct Head {
     sequence: u32,
     log_time: u64,
     publish_time: u64,
+    /// The payload, copied (sources that cannot lend it).
     data: Vec<u8>,
+    /// The payload's place in a [`ChunkCursor`]'s buffer (sources that lend it).
+    lent: Option<std::ops::Range<usize>>,
 }
 
 enum Source {
+    /// Chunk by chunk, lending payloads from the chunk buffer.
+    Chunks(Box<ChunkCursor>),
     Indexed {
         reader: Box<IndexedReader>,
         file: File,
@@ -510,6 +516,26 @@ struct PartCursor {
     head: Head,
     has_head: bool,
     done: bool,
+}
+
+impl PartCursor {
+    fn new(part: usize, source: Source) -> Self {
+        PartCursor {
+            part,
+            source,
+            head: Head::default(),
+            has_head: false,
+            done: false,
+        }
+    }
+
+    /// The current message's payload.
+    fn data(&self) -> &[u8] {
+        match (&self.source, &self.head.lent) {
+            (Source::Chunks(chunks), Some(range)) => chunks.buf.get(range.clone()).unwrap_or(&[]),
+            _ => &self.head.data,
+        }
+    }
 }
 
 /// Reads messages of a [`BagReader`] in log-time order across parts.
@@ -560,7 +586,7 @@ impl<'r> MessageCursor<'r> {
             sequence: source.head.sequence,
             log_time_ns: source.head.log_time,
             publish_time_ns: source.head.publish_time,
-            data: &source.head.data,
+            data: source.data(),
             part: source.part,
         })
     }
@@ -577,7 +603,21 @@ impl<'r> MessageCursor<'r> {
         let Some(part) = self.reader.parts.get(cursor.part) else {
             return;
         };
+        cursor.head.lent = None;
         let outcome = match &mut cursor.source {
+            Source::Chunks(chunks) => match chunks.next(part, &self.filter) {
+                Ok(Some(entry)) => {
+                    let head = &mut cursor.head;
+                    head.channel = entry.channel;
+                    head.sequence = entry.sequence;
+                    head.log_time = entry.log_time;
+                    head.publish_time = entry.publish_time;
+                    head.lent = Some(entry.data);
+                    Ok(true)
+                }
+                Ok(None) => Ok(false),
+                Err(e) => Err(e),
+            },
             Source::Indexed {
                 reader,
                 file,

@@ -292,24 +292,8 @@ impl FileOrderScanner {
     }
 
     fn open_chunk(&mut self, record_start: u64) -> Result<()> {
-        let parsed = parse_chunk_header(&self.record).and_then(|(header, records)| {
-            decompress_whole(&header, records).map(|buf| (header, buf))
-        });
-        match parsed {
-            Ok((header, buf)) => {
-                if header.crc != 0 {
-                    let actual = crc32fast::hash(&buf);
-                    if actual != header.crc {
-                        self.stop(
-                            record_start,
-                            format!(
-                                "chunk CRC mismatch: expected {:08x}, found {actual:08x}",
-                                header.crc
-                            ),
-                        );
-                        return Ok(());
-                    }
-                }
+        match decode_chunk(&self.record) {
+            Ok(buf) => {
                 self.chunk = buf;
                 self.chunk_pos = 0;
                 self.chunk_offset = record_start;
@@ -339,6 +323,48 @@ impl FileOrderScanner {
         }
         Ok(())
     }
+}
+
+/// Decompresses a whole chunk record body and checks its CRC (when it has one).
+pub(crate) fn decode_chunk(body: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    let (header, records) = parse_chunk_header(body)?;
+    let buf = decompress_whole(&header, records)?;
+    if header.crc != 0 {
+        let actual = crc32fast::hash(&buf);
+        if actual != header.crc {
+            return Err(format!(
+                "CRC mismatch: expected {:08x}, found {actual:08x}",
+                header.crc
+            ));
+        }
+    }
+    Ok(buf)
+}
+
+/// The records of a decompressed chunk: (opcode, body range), stopping at a cut record.
+pub(crate) fn chunk_records(
+    chunk: &[u8],
+) -> impl Iterator<Item = (u8, std::ops::Range<usize>)> + '_ {
+    let mut pos = 0;
+    std::iter::from_fn(move || match next_chunk_record(chunk, &mut pos) {
+        ChunkStep::Record(opcode, start, end) => Some((opcode, start..end)),
+        ChunkStep::End | ChunkStep::Cut => None,
+    })
+}
+
+/// A message record's header: (channel id, sequence, log time, publish time); the payload
+/// follows at [`MESSAGE_HEADER_LEN`].
+pub(crate) fn message_header(body: &[u8]) -> Option<(u16, u32, u64, u64)> {
+    let fixed = body.get(..MESSAGE_HEADER_LEN)?;
+    let u64_at = |i: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(fixed.get(i..i + 8)?.try_into().ok()?))
+    };
+    Some((
+        u16::from_le_bytes([fixed[0], fixed[1]]),
+        u32::from_le_bytes([fixed[2], fixed[3], fixed[4], fixed[5]]),
+        u64_at(6)?,
+        u64_at(14)?,
+    ))
 }
 
 enum ChunkStep {
@@ -380,7 +406,7 @@ enum Parsed {
 }
 
 /// Bytes of a message record before its payload.
-const MESSAGE_HEADER_LEN: usize = 22;
+pub(crate) const MESSAGE_HEADER_LEN: usize = 22;
 
 impl Parsed {
     fn with_data(self, body: &[u8]) -> ScanItem<'_> {
