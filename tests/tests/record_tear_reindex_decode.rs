@@ -99,7 +99,11 @@ fn a_torn_rolled_recording_reindexes_and_decodes_to_the_recorded_values() {
         plan.decode(m.data, &mut row).unwrap();
         let t = (m.log_time_ns - T0) as f64 / 1e9;
         let truth = VehicleState::at(t);
-        let value = |path: &str| row.get_f64(plan.slot(path).unwrap()).unwrap();
+        let value = |path: &str| {
+            let slot = plan.slot(path).unwrap_or_else(|| panic!("no leaf {path}"));
+            row.get_f64(slot)
+                .unwrap_or_else(|| panic!("{path} absent in {} at {t} s", m.channel.spec.topic))
+        };
         match m.channel.spec.type_name() {
             "EngineRpm" => assert_eq!(value("rpm"), f64::from(truth.rpm)),
             "Imu" => {
