@@ -326,6 +326,10 @@ impl SummaryParts {
     /// Adds the records in `bytes` (whole records only), parsed with their lengths checked.
     fn add(&mut self, bytes: &[u8]) -> Option<()> {
         for (opcode, body) in records(bytes)? {
+            // Attachment and metadata indexes, summary offsets and unknown records: not needed.
+            if !matches!(opcode, 0x03 | 0x04 | 0x08 | 0x0B) {
+                continue;
+            }
             match crate::record_check::parse_record(opcode, body) {
                 Ok(mcap::records::Record::Schema { header, data }) => {
                     self.summary.schemas.insert(

@@ -52,7 +52,8 @@ fn int_map_entry(c: &mut Cursor<'_>) -> Option<()> {
     c.take(2 + 8).map(|_| ())
 }
 
-/// True when every length inside a record of these kinds fits its body (other kinds: true).
+/// True when every length inside the record fits its body. Only the kinds listed here are
+/// checked, so only they may be parsed.
 fn lengths_fit(opcode: u8, body: &[u8]) -> bool {
     let mut c = Cursor(body);
     let ok = match opcode {
@@ -77,7 +78,7 @@ fn lengths_fit(opcode: u8, body: &[u8]) -> bool {
         STATISTICS => c
             .take(8 + 2 + 4 * 4 + 16)
             .and_then(|_| c.map(int_map_entry)),
-        _ => Some(()),
+        _ => None,
     };
     ok.is_some()
 }
@@ -86,7 +87,7 @@ fn lengths_fit(opcode: u8, body: &[u8]) -> bool {
 pub(crate) fn parse_record(opcode: u8, body: &[u8]) -> Result<mcap::records::Record<'_>, String> {
     if !lengths_fit(opcode, body) {
         return Err(format!(
-            "record 0x{opcode:02x} declares a field longer than its {} bytes",
+            "record 0x{opcode:02x} is not a kind we parse, or declares a field longer than its {} bytes",
             body.len()
         ));
     }
