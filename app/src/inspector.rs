@@ -10,7 +10,7 @@ use decode::{Plan, SchemaSource, Value, compile};
 
 use crate::format::{format_relative, format_value};
 use crate::recording::Recording;
-use crate::source::DataSource;
+use crate::source::{DataSource, TimeWindow};
 
 /// A decoded message.
 #[derive(Debug, Clone)]
@@ -69,14 +69,15 @@ impl Inspector {
                         .map_err(|e| e.to_string())
                     });
                     let mut found: Option<(u64, Result<Value, String>)> = None;
-                    let streamed = source.stream(&[topic], Some(t_ns), &never, &mut |m| {
-                        let value = match plan {
-                            Ok(p) => p.decode_tree(m.data).map_err(|e| e.to_string()),
-                            Err(e) => Err(e.clone()),
-                        };
-                        found = Some((m.log_time_ns, value));
-                        false
-                    });
+                    let streamed =
+                        source.stream(&[topic], TimeWindow::starting_at(t_ns), &never, &mut |m| {
+                            let value = match plan {
+                                Ok(p) => p.decode_tree(m.data).map_err(|e| e.to_string()),
+                                Err(e) => Err(e.clone()),
+                            };
+                            found = Some((m.log_time_ns, value));
+                            false
+                        });
                     let result = match (found, streamed) {
                         (Some((t, value)), _) => Inspected {
                             topic,

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! path ─▶ open (worker) ─▶ RecordingSource (DataSource: topics + health at once)
-//!                              └─▶ Loader (rayon across topics) ─▶ TopicData columns + pyramids
+//!                              └─▶ Loader (rayon across time windows) ─▶ TopicData columns + pyramids
 //!                                                                     └─▶ plots, timeline, tree
 //! ```
 //!

@@ -1,5 +1,12 @@
 //! Background loading: each topic decoded once, on rayon workers, into [`TopicData`] columns.
 //!
+//! The recording is read once: [`DataSource::windows`] splits it into disjoint time windows
+//! (by part, and within a part read through its chunk indexes, so a window only decompresses
+//! its own chunks); each rayon worker reads a window and decodes every topic in it in one pass,
+//! with its own [`Plan`] per topic. Each topic's pieces are then joined in time order (columns
+//! matched by leaf path, since each plan learns leaves as messages show them) and its pyramids
+//! built, topics in parallel.
+//!
 //! The UI thread only starts a [`Loader`], reads its progress counters and drains its events;
 //! dropping the loader (closing the recording) cancels it.
 
@@ -8,11 +15,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
-use decode::{Row, SchemaSource, compile};
+use std::collections::HashMap;
+
+use decode::{LeafKind, Plan, Row, SchemaSource, compile};
 use rayon::prelude::*;
 
 use crate::series::SeriesBuilder;
-use crate::source::DataSource;
+use crate::source::{DataSource, MessageView, TimeWindow, TopicInfo};
 use crate::topic_data::{FieldColumn, Latency, TopicData};
 
 /// What the loader reports.
@@ -128,6 +137,24 @@ impl Drop for Loader {
     }
 }
 
+/// Messages a window should hold at least, so that small recordings are read in one pass.
+const MIN_WINDOW_MESSAGES: u64 = 16_384;
+
+/// Windows per rayon worker: enough that an uneven window does not leave a core idle.
+const WINDOWS_PER_THREAD: usize = 4;
+
+/// How many windows to read `source` in.
+fn window_count(source: &dyn DataSource) -> usize {
+    let messages: u64 = source
+        .summary()
+        .topics
+        .iter()
+        .map(|t| t.message_count)
+        .sum();
+    let by_size = usize::try_from(messages / MIN_WINDOW_MESSAGES).unwrap_or(usize::MAX);
+    by_size.clamp(1, rayon::current_num_threads() * WINDOWS_PER_THREAD)
+}
+
 fn run(
     source: &dyn DataSource,
     tx: &Sender<LoadEvent>,
@@ -136,129 +163,236 @@ fn run(
     repaint: &(dyn Fn() + Send + Sync),
 ) {
     let start = Instant::now();
-    let count = source.summary().topics.len();
-    // Biggest topics first so the longest job starts at once.
-    let mut order: Vec<usize> = (0..count).collect();
-    order.sort_by_key(|&i| {
-        std::cmp::Reverse(
-            source
-                .summary()
-                .topics
-                .get(i)
-                .map_or(0, |t| t.message_count),
-        )
+    let windows = source.windows(window_count(source));
+    let issues = load_windows(source, &windows, cancel, progress, &mut |topic, data| {
+        // The UI may have gone away: nothing to do then.
+        let _ = tx.send(LoadEvent::Topic {
+            topic,
+            data: data.map(Arc::new),
+        });
+        repaint();
     });
-    let issues: Vec<String> = order
-        .par_iter()
-        .flat_map_iter(|&i| {
-            if cancel.load(Ordering::Relaxed) {
-                return Vec::new();
-            }
-            let counter = progress.get(i);
-            let (data, issues) = load_topic(source, i, cancel, counter);
-            // The UI may have gone away: nothing to do then.
-            let _ = tx.send(LoadEvent::Topic {
-                topic: i,
-                data: data.map(Arc::new),
-            });
-            repaint();
-            issues
-        })
-        .collect();
-    let mut unique: Vec<String> = Vec::new();
-    for issue in issues {
-        if !unique.contains(&issue) {
-            unique.push(issue);
-        }
-    }
     let _ = tx.send(LoadEvent::Finished {
-        issues: unique,
+        issues,
         elapsed: start.elapsed(),
         cancelled: cancel.load(Ordering::Relaxed),
     });
     repaint();
 }
 
-/// Decodes one topic into columns. Public for benchmarks and tests.
-pub fn load_topic(
-    source: &dyn DataSource,
-    topic: usize,
-    cancel: &AtomicBool,
-    counter: Option<&AtomicU64>,
-) -> (Result<TopicData, String>, Vec<String>) {
-    let Some(info) = source.summary().topics.get(topic) else {
-        return (Err("no such topic".to_owned()), Vec::new());
-    };
-    let mut plan = match compile(&SchemaSource {
+fn compile_topic(info: &TopicInfo) -> Result<Plan, String> {
+    compile(&SchemaSource {
         message_encoding: &info.message_encoding,
         schema_encoding: &info.schema_encoding,
         schema_name: &info.schema_name,
         schema_data: &info.schema_data,
-    }) {
-        Ok(p) => p,
-        Err(e) => {
-            return (
-                Err(format!("cannot decode {}: {e}", info.type_name)),
-                Vec::new(),
-            );
+    })
+    .map_err(|e| format!("cannot decode {}: {e}", info.type_name))
+}
+
+/// One topic's messages within one window, as columns.
+#[derive(Default)]
+struct Piece {
+    /// Compiled at the topic's first message in the window.
+    plan: Option<Plan>,
+    times_ns: Vec<u64>,
+    latencies: Vec<i64>,
+    /// One per leaf of `plan`, by slot; all as long as `times_ns`.
+    columns: Vec<SeriesBuilder>,
+    torn: u64,
+    clipped: u64,
+    errors: u64,
+    first_error: Option<String>,
+    /// Messages not yet added to the topic's progress counter.
+    unreported: u64,
+}
+
+impl Piece {
+    fn push(&mut self, info: &TopicInfo, m: &MessageView<'_>, row: &mut Row) {
+        let n = self.times_ns.len();
+        self.times_ns.push(m.log_time_ns);
+        self.latencies
+            .push((i128::from(m.log_time_ns) - i128::from(m.publish_time_ns)) as i64);
+        self.torn += u64::from(m.from_torn_part);
+        self.unreported += 1;
+        if self.plan.is_none() {
+            self.plan = compile_topic(info).ok();
         }
-    };
-    let capacity = usize::try_from(info.message_count)
-        .unwrap_or(0)
-        .min(1 << 28);
-    let mut data = TopicData {
-        times_ns: Vec::with_capacity(capacity),
-        ..TopicData::default()
-    };
-    let mut columns: Vec<SeriesBuilder> = Vec::new();
-    let mut latencies: Vec<i64> = Vec::with_capacity(capacity);
-    let mut row = Row::new();
-    let mut since_report = 0u64;
-    let result = source.stream(&[topic], None, cancel, &mut |m| {
-        let n = data.times_ns.len();
-        data.times_ns.push(m.log_time_ns);
-        latencies.push((m.log_time_ns as i128 - m.publish_time_ns as i128) as i64);
-        if m.from_torn_part {
-            data.torn_messages += 1;
-        }
-        match plan.decode(m.data, &mut row) {
-            Ok(decoded) => {
-                if decoded.clipped {
-                    data.clipped_messages += 1;
+        let decoded = match &mut self.plan {
+            Some(plan) => plan
+                .decode(m.data, row)
+                .map(|d| (d.clipped, plan.leaves().len()))
+                .map_err(|e| e.to_string()),
+            None => Err("schema did not compile".to_owned()),
+        };
+        match decoded {
+            Ok((clipped, leaves)) => {
+                self.clipped += u64::from(clipped);
+                while self.columns.len() < leaves {
+                    self.columns.push(SeriesBuilder::with_absent(n));
                 }
-                while columns.len() < plan.leaves().len() {
-                    columns.push(SeriesBuilder::with_absent(n));
-                }
-                for (slot, col) in columns.iter_mut().enumerate() {
+                for (slot, col) in self.columns.iter_mut().enumerate() {
                     col.push(row.get_f64(slot).unwrap_or(f64::NAN));
                 }
             }
             Err(e) => {
-                data.decode_errors += 1;
-                if data.first_error.is_none() {
-                    data.first_error = Some(e.to_string());
+                self.errors += 1;
+                if self.first_error.is_none() {
+                    self.first_error = Some(e);
                 }
-                for col in &mut columns {
+                for col in &mut self.columns {
                     col.push(f64::NAN);
                 }
             }
         }
-        since_report += 1;
-        if since_report == 1024 {
-            if let Some(c) = counter {
-                c.fetch_add(since_report, Ordering::Relaxed);
+    }
+}
+
+/// One window's pieces (one per topic) and what reading it met.
+type WindowRead = (Vec<Piece>, Result<Vec<String>, String>);
+
+/// Reads one window of every topic in `decodable` in one pass; one piece per topic.
+fn read_window(
+    source: &dyn DataSource,
+    window: TimeWindow,
+    decodable: &[usize],
+    cancel: &AtomicBool,
+    progress: &[AtomicU64],
+) -> WindowRead {
+    let topics = &source.summary().topics;
+    let mut pieces: Vec<Piece> = topics.iter().map(|_| Piece::default()).collect();
+    let mut row = Row::new();
+    let mut since_report = 0u32;
+    let report = |pieces: &mut [Piece]| {
+        for (piece, counter) in pieces.iter_mut().zip(progress) {
+            if piece.unreported > 0 {
+                counter.fetch_add(piece.unreported, Ordering::Relaxed);
+                piece.unreported = 0;
             }
+        }
+    };
+    let result = source.stream(decodable, window, cancel, &mut |m| {
+        if let (Some(piece), Some(info)) = (pieces.get_mut(m.topic), topics.get(m.topic)) {
+            piece.push(info, &m, &mut row);
+        }
+        since_report += 1;
+        if since_report == 4096 {
+            report(&mut pieces);
             since_report = 0;
         }
         true
     });
-    if let Some(c) = counter {
-        c.fetch_add(since_report, Ordering::Relaxed);
+    report(&mut pieces);
+    (pieces, result)
+}
+
+/// Decodes every topic of `source`, reading `windows` (disjoint, in time order) in parallel,
+/// each in one pass over all topics, then joins each topic's pieces in time order and builds
+/// its pyramids. `deliver` is called once per topic (from worker threads); returns the
+/// problems met reading (parts that stopped early). Public for benchmarks and tests.
+pub fn load_windows(
+    source: &dyn DataSource,
+    windows: &[TimeWindow],
+    cancel: &AtomicBool,
+    progress: &[AtomicU64],
+    deliver: &mut (dyn FnMut(usize, Result<TopicData, String>) + Send),
+) -> Vec<String> {
+    let topics = &source.summary().topics;
+    let mut decodable: Vec<usize> = Vec::with_capacity(topics.len());
+    for (i, info) in topics.iter().enumerate() {
+        match compile_topic(info) {
+            Ok(_) => decodable.push(i),
+            Err(e) => deliver(i, Err(e)),
+        }
     }
-    let issues = match result {
-        Ok(issues) => issues,
-        Err(e) => return (Err(e), Vec::new()),
+    let read: Vec<WindowRead> = windows
+        .par_iter()
+        .map(|&w| read_window(source, w, &decodable, cancel, progress))
+        .collect();
+    let mut issues: Vec<String> = Vec::new();
+    let mut failure: Option<String> = None;
+    // Per topic, its pieces in window order.
+    let mut by_topic: Vec<Vec<Piece>> = topics.iter().map(|_| Vec::new()).collect();
+    for (pieces, result) in read {
+        match result {
+            Ok(found) => {
+                for issue in found {
+                    if !issues.contains(&issue) {
+                        issues.push(issue);
+                    }
+                }
+            }
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
+        for (slot, piece) in by_topic.iter_mut().zip(pieces) {
+            slot.push(piece);
+        }
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return issues;
+    }
+    // Biggest topics first so the longest join starts at once.
+    let mut jobs: Vec<(usize, Vec<Piece>)> = decodable
+        .iter()
+        .filter_map(|&i| Some((i, std::mem::take(by_topic.get_mut(i)?))))
+        .collect();
+    jobs.sort_by_key(|(i, _)| std::cmp::Reverse(topics.get(*i).map_or(0, |t| t.message_count)));
+    let deliver = std::sync::Mutex::new(deliver);
+    jobs.into_par_iter().for_each(|(i, pieces)| {
+        let data = match &failure {
+            Some(e) => Err(e.clone()),
+            None => Ok(join(pieces)),
+        };
+        if let Ok(mut d) = deliver.lock() {
+            d(i, data);
+        }
+    });
+    issues
+}
+
+/// Joins a topic's pieces (in time order) into its columns.
+fn join(pieces: Vec<Piece>) -> TopicData {
+    let total: usize = pieces.iter().map(|p| p.times_ns.len()).sum();
+    let mut data = TopicData {
+        times_ns: Vec::with_capacity(total),
+        ..TopicData::default()
     };
+    let mut latencies: Vec<i64> = Vec::with_capacity(total);
+    // Leaves by path, in order of first appearance; per leaf, its column in each piece.
+    let mut leaves: Vec<(String, LeafKind)> = Vec::new();
+    let mut by_path: HashMap<String, usize> = HashMap::new();
+    let mut columns: Vec<Vec<(Option<SeriesBuilder>, usize)>> = Vec::new();
+    let mut lens: Vec<usize> = Vec::new();
+    for (k, mut piece) in pieces.into_iter().enumerate() {
+        let len = piece.times_ns.len();
+        data.times_ns.extend_from_slice(&piece.times_ns);
+        latencies.extend_from_slice(&piece.latencies);
+        data.torn_messages += piece.torn;
+        data.clipped_messages += piece.clipped;
+        data.decode_errors += piece.errors;
+        if data.first_error.is_none() {
+            data.first_error = piece.first_error.take();
+        }
+        lens.push(len);
+        for col in &mut columns {
+            col.push((None, len));
+        }
+        let plan_leaves = piece.plan.as_ref().map_or(&[][..], |p| p.leaves());
+        for (leaf, col) in plan_leaves.iter().zip(std::mem::take(&mut piece.columns)) {
+            let u = *by_path.entry(leaf.path.clone()).or_insert_with(|| {
+                leaves.push((leaf.path.clone(), leaf.kind));
+                // Absent in every earlier piece, and a placeholder for this one.
+                columns.push(lens.iter().map(|&n| (None, n)).collect());
+                columns.len() - 1
+            });
+            if let Some(slot) = columns.get_mut(u).and_then(|c| c.get_mut(k)) {
+                *slot = (Some(col), len);
+            }
+        }
+    }
+    let mut columns: Vec<SeriesBuilder> = columns.into_iter().map(SeriesBuilder::concat).collect();
     // A torn part read in file order can be slightly out of order: sort by time, stably.
     if !data.times_ns.is_sorted() {
         let mut idx: Vec<usize> = (0..data.times_ns.len()).collect();
@@ -268,26 +402,102 @@ pub fn load_topic(
             .filter_map(|&i| data.times_ns.get(i).copied())
             .collect();
         for col in &mut columns {
-            let mut sorted = SeriesBuilder::default();
-            let frozen = std::mem::take(col).finish();
-            for &i in &idx {
-                sorted.push(frozen.value(i).unwrap_or(f64::NAN));
-            }
-            *col = sorted;
+            *col = col.permute(&idx);
         }
     }
     data.times_ns.shrink_to_fit();
     data.time_levels = crate::topic_data::time_levels(&data.times_ns);
     data.latency = Latency::from_ns(&mut latencies);
-    data.fields = plan
-        .leaves()
-        .iter()
+    data.fields = leaves
+        .into_iter()
         .zip(columns)
-        .map(|(leaf, col)| FieldColumn {
-            path: leaf.path.clone(),
-            kind: leaf.kind,
+        .map(|((path, kind), col)| FieldColumn {
+            path,
+            kind,
             series: col.finish(),
         })
         .collect();
-    (Ok(data), issues)
+    data
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::{DemoOptions, write_demo};
+    use crate::source::RecordingSource;
+
+    fn load(source: &RecordingSource, windows: &[TimeWindow]) -> Vec<Option<TopicData>> {
+        let count = source.summary().topics.len();
+        let progress: Vec<AtomicU64> = (0..count).map(|_| AtomicU64::new(0)).collect();
+        let results = std::sync::Mutex::new((0..count).map(|_| None).collect::<Vec<_>>());
+        let issues = load_windows(
+            source,
+            windows,
+            &AtomicBool::new(false),
+            &progress,
+            &mut |i, data| {
+                if let (Ok(mut r), Ok(d)) = (results.lock(), data) {
+                    r[i] = Some(d);
+                }
+            },
+        );
+        assert!(issues.len() <= 1, "{issues:?}");
+        for (i, p) in progress.iter().enumerate() {
+            let done = p.load(Ordering::Relaxed);
+            assert_eq!(
+                done,
+                source.summary().topics[i].message_count,
+                "progress of {i}"
+            );
+        }
+        results.into_inner().unwrap_or_default()
+    }
+
+    #[test]
+    fn many_windows_load_the_same_columns_as_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write_demo(
+            &dir.path().join("drive"),
+            DemoOptions {
+                duration_secs: 40.0,
+                part_secs: 10.0,
+                ..DemoOptions::default()
+            },
+        )
+        .expect("demo");
+        let source = RecordingSource::open(&path).expect("open");
+        let windows = source.windows(16);
+        assert!(windows.len() > 4, "{windows:?}");
+        // Disjoint, in order, covering everything.
+        assert_eq!(windows.first().and_then(|w| w.start_ns), None);
+        assert_eq!(windows.last().and_then(|w| w.end_ns), None);
+        for pair in windows.windows(2) {
+            assert_eq!(pair[0].end_ns, pair[1].start_ns);
+        }
+        let one = load(&source, &[TimeWindow::ALL]);
+        let many = load(&source, &windows);
+        assert!(one.iter().flatten().any(|d| d.torn_messages > 0));
+        assert_eq!(one.len(), many.len());
+        for (a, b) in one.iter().zip(&many) {
+            let (Some(a), Some(b)) = (a, b) else {
+                panic!("a topic did not load");
+            };
+            assert_eq!(a.times_ns, b.times_ns);
+            assert_eq!(a.torn_messages, b.torn_messages);
+            assert_eq!(a.decode_errors, b.decode_errors);
+            assert_eq!(a.latency, b.latency);
+            let paths = |d: &TopicData| d.fields.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+            assert_eq!(paths(a), paths(b));
+            for (fa, fb) in a.fields.iter().zip(&b.fields) {
+                for i in 0..a.times_ns.len() {
+                    let (x, y) = (fa.series.value(i), fb.series.value(i));
+                    assert!(
+                        x == y || x.is_some_and(f64::is_nan) && y.is_some_and(f64::is_nan),
+                        "{} [{i}]: {x:?} vs {y:?}",
+                        fa.path
+                    );
+                }
+            }
+        }
+    }
 }

@@ -306,6 +306,61 @@ impl SeriesBuilder {
         }
     }
 
+    /// Joins pieces end to end, widening to `f64` if any piece is; a `None` piece stands for
+    /// `len` absent values. Each piece is freed once copied.
+    pub fn concat(pieces: Vec<(Option<SeriesBuilder>, usize)>) -> SeriesBuilder {
+        if let [(Some(_), _)] = pieces.as_slice() {
+            return pieces
+                .into_iter()
+                .next()
+                .and_then(|(p, _)| p)
+                .unwrap_or_default();
+        }
+        let total: usize = pieces.iter().map(|(_, n)| n).sum();
+        if pieces
+            .iter()
+            .any(|(p, _)| matches!(p, Some(SeriesBuilder::F64(_))))
+        {
+            let mut out: Vec<f64> = Vec::with_capacity(total);
+            for (piece, len) in pieces {
+                match piece {
+                    Some(SeriesBuilder::F64(v)) => out.extend_from_slice(&v),
+                    Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| f64::from(x))),
+                    None => out.resize(out.len() + len, f64::NAN),
+                }
+            }
+            SeriesBuilder::F64(out)
+        } else {
+            let mut out: Vec<f32> = Vec::with_capacity(total);
+            for (piece, len) in pieces {
+                match piece {
+                    Some(SeriesBuilder::F32(v)) => out.extend_from_slice(&v),
+                    Some(SeriesBuilder::F64(_)) => {}
+                    None => out.resize(out.len() + len, f32::NAN),
+                }
+            }
+            SeriesBuilder::F32(out)
+        }
+    }
+
+    /// Reorders values: the result's `i`th value is the `order[i]`th of this one.
+    pub fn permute(&self, order: &[usize]) -> SeriesBuilder {
+        match self {
+            SeriesBuilder::F32(v) => SeriesBuilder::F32(
+                order
+                    .iter()
+                    .map(|&i| v.get(i).copied().unwrap_or(f32::NAN))
+                    .collect(),
+            ),
+            SeriesBuilder::F64(v) => SeriesBuilder::F64(
+                order
+                    .iter()
+                    .map(|&i| v.get(i).copied().unwrap_or(f64::NAN))
+                    .collect(),
+            ),
+        }
+    }
+
     /// Freezes into a [`Series`] with its pyramid.
     pub fn finish(self) -> Series {
         match self {
@@ -384,6 +439,26 @@ mod tests {
         assert!(matches!(s, Series::F64(_)));
         assert_eq!(s.value(0), Some(1.5));
         assert_eq!(s.value(1), Some(48.775_812_345));
+    }
+
+    #[test]
+    fn concat_widens_and_fills_absent() {
+        let mut a = SeriesBuilder::default();
+        a.push(1.0);
+        a.push(2.0);
+        let mut b = SeriesBuilder::default();
+        b.push(48.775_812_345);
+        let joined = SeriesBuilder::concat(vec![(Some(a.clone()), 2), (None, 2), (Some(b), 1)]);
+        let s = joined.finish();
+        assert!(matches!(s, Series::F64(_)));
+        assert_eq!(s.len(), 5);
+        assert_eq!(s.value(1), Some(2.0));
+        assert!(s.value(2).is_some_and(f64::is_nan));
+        assert_eq!(s.value(4), Some(48.775_812_345));
+        let narrow = SeriesBuilder::concat(vec![(None, 1), (Some(a), 2)]).finish();
+        assert!(matches!(narrow, Series::F32(_)));
+        assert_eq!(narrow.len(), 3);
+        assert_eq!(narrow.value(2), Some(2.0));
     }
 
     #[test]

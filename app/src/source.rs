@@ -87,22 +87,55 @@ pub struct MessageView<'a> {
     pub from_torn_part: bool,
 }
 
+/// A span of log time: `start_ns <= t < end_ns`, either end open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeWindow {
+    /// First log time included (`None`: from the start).
+    pub start_ns: Option<u64>,
+    /// First log time excluded (`None`: to the end).
+    pub end_ns: Option<u64>,
+}
+
+impl TimeWindow {
+    /// The whole recording.
+    pub const ALL: TimeWindow = TimeWindow {
+        start_ns: None,
+        end_ns: None,
+    };
+
+    /// From `start_ns` to the end.
+    pub fn starting_at(start_ns: u64) -> Self {
+        TimeWindow {
+            start_ns: Some(start_ns),
+            end_ns: None,
+        }
+    }
+}
+
 /// A recording or a live capture, as the loader and inspector see it.
 pub trait DataSource: Send + Sync {
     /// Topics, time range and health: available at once.
     fn summary(&self) -> &SourceSummary;
 
     /// Streams the messages of the given topics (indices into [`SourceSummary::topics`]) in
-    /// log-time order, starting at `start_ns`, until the callback returns `false` or `cancel`
-    /// is set. Returns the problems met (a part that stopped early), or an error when nothing
-    /// could be read.
+    /// log-time order, within `window`, until the callback returns `false` or `cancel` is set.
+    /// Returns the problems met (a part that stopped early), or an error when nothing could be
+    /// read.
     fn stream(
         &self,
         topics: &[usize],
-        start_ns: Option<u64>,
+        window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
     ) -> Result<Vec<String>, String>;
+
+    /// About `wanted` disjoint windows, in time order, that together cover every message and
+    /// can be read independently at about `1 / wanted` of the cost of the whole (so loading can
+    /// read them on parallel workers). The default is one window.
+    fn windows(&self, wanted: usize) -> Vec<TimeWindow> {
+        let _ = wanted;
+        vec![TimeWindow::ALL]
+    }
 }
 
 /// A recording on disk, read with [`BagReader`].
@@ -110,6 +143,10 @@ pub trait DataSource: Send + Sync {
 pub struct RecordingSource {
     reader: BagReader,
     summary: SourceSummary,
+    /// Recording-wide channel id -> index in `summary.topics`.
+    channel_topic: Vec<Option<usize>>,
+    /// Per part: read in file order because it is torn.
+    torn_parts: Vec<bool>,
 }
 
 impl RecordingSource {
@@ -182,7 +219,22 @@ impl RecordingSource {
             time_range_ns: reader.time_range_ns(),
             health,
         };
-        Ok(Self { reader, summary })
+        let channel_topic = reader
+            .channels()
+            .iter()
+            .map(|c| summary.topics.iter().position(|t| t.topic == c.spec.topic))
+            .collect();
+        let torn_parts = reader
+            .parts()
+            .iter()
+            .map(|p| matches!(p.status, PartStatus::Torn { .. }))
+            .collect();
+        Ok(Self {
+            reader,
+            summary,
+            channel_topic,
+            torn_parts,
+        })
     }
 }
 
@@ -194,48 +246,110 @@ impl DataSource for RecordingSource {
     fn stream(
         &self,
         topics: &[usize],
-        start_ns: Option<u64>,
+        window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
     ) -> Result<Vec<String>, String> {
-        let names: Vec<&str> = topics
-            .iter()
-            .filter_map(|&i| self.summary.topics.get(i).map(|t| t.topic.as_str()))
-            .collect();
-        let mut filter = ReadFilter::all().topics(names.iter().copied());
-        if let Some(s) = start_ns {
+        let mut wanted = vec![false; self.summary.topics.len()];
+        for &i in topics {
+            if let Some(w) = wanted.get_mut(i) {
+                *w = true;
+            }
+        }
+        let mut filter = if wanted.iter().all(|&w| w) {
+            ReadFilter::all()
+        } else {
+            ReadFilter::all().topics(
+                topics
+                    .iter()
+                    .filter_map(|&i| self.summary.topics.get(i).map(|t| t.topic.as_str())),
+            )
+        };
+        if let Some(s) = window.start_ns {
             filter = filter.start_ns(s);
         }
+        if let Some(e) = window.end_ns {
+            filter = filter.end_ns(e);
+        }
         let mut cursor = self.reader.messages(&filter).map_err(|e| e.to_string())?;
-        let parts = self.reader.parts();
         let mut n: u32 = 0;
         while let Some(m) = cursor.next_message() {
             n = n.wrapping_add(1);
             if n.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
                 break;
             }
-            let topic = m.channel.spec.topic.as_str();
-            let Some(index) = topics
-                .iter()
+            let Some(index) = self
+                .channel_topic
+                .get(m.channel.id)
                 .copied()
-                .find(|&i| self.summary.topics.get(i).is_some_and(|t| t.topic == topic))
+                .flatten()
+                .filter(|&i| wanted.get(i).copied().unwrap_or(false))
             else {
                 continue;
             };
-            let torn = parts
-                .get(m.part)
-                .is_some_and(|p| matches!(p.status, PartStatus::Torn { .. }));
             let keep_going = on_message(MessageView {
                 topic: index,
                 log_time_ns: m.log_time_ns,
                 publish_time_ns: m.publish_time_ns,
                 data: m.data,
-                from_torn_part: torn,
+                from_torn_part: self.torn_parts.get(m.part).copied().unwrap_or(false),
             });
             if !keep_going {
                 break;
             }
         }
         Ok(cursor.issues().iter().map(ToString::to_string).collect())
+    }
+
+    /// Splits at part starts and inside the time range of each part read through its chunk
+    /// indexes (a window only decompresses the chunks it overlaps), in proportion to its
+    /// messages; never inside a part read in file order (torn, or without indexes), since
+    /// every window overlapping such a part reads all of it.
+    fn windows(&self, wanted: usize) -> Vec<TimeWindow> {
+        let parts = self.reader.parts();
+        let total: u64 = parts.iter().map(|p| p.message_count).sum();
+        if wanted <= 1 || total == 0 {
+            return vec![TimeWindow::ALL];
+        }
+        let mut cuts: Vec<u64> = Vec::new();
+        // Cuts b with first < b <= last would put such a part in two windows.
+        let mut whole: Vec<(u64, u64)> = Vec::new();
+        for p in parts {
+            if p.message_count == 0 {
+                continue;
+            }
+            let Some((first, last)) = p.time_range_ns else {
+                // Unknown where its messages lie: every window would read it.
+                return vec![TimeWindow::ALL];
+            };
+            cuts.push(first);
+            if !matches!(p.status, PartStatus::Complete) || p.counted_by_scan {
+                whole.push((first, last));
+                continue;
+            }
+            let pieces = (wanted as u128 * u128::from(p.message_count)).div_ceil(u128::from(total));
+            let span = u128::from(last - first);
+            for k in 1..pieces {
+                cuts.push(first + u64::try_from(span * k / pieces).unwrap_or(0));
+            }
+        }
+        let start = cuts.iter().copied().min().unwrap_or(0);
+        cuts.retain(|&b| b > start && !whole.iter().any(|&(f, l)| b > f && b <= l));
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut windows = Vec::with_capacity(cuts.len() + 1);
+        let mut from = None;
+        for b in cuts {
+            windows.push(TimeWindow {
+                start_ns: from,
+                end_ns: Some(b),
+            });
+            from = Some(b);
+        }
+        windows.push(TimeWindow {
+            start_ns: from,
+            end_ns: None,
+        });
+        windows
     }
 }
