@@ -205,6 +205,8 @@ struct Piece {
     first_error: Option<String>,
     /// Messages not yet added to the topic's progress counter.
     unreported: u64,
+    /// Messages expected in the window (room reserved up front).
+    expected: usize,
 }
 
 impl Piece {
@@ -229,7 +231,8 @@ impl Piece {
             Ok((clipped, leaves)) => {
                 self.clipped += u64::from(clipped);
                 while self.columns.len() < leaves {
-                    self.columns.push(SeriesBuilder::with_absent(n));
+                    self.columns
+                        .push(SeriesBuilder::with_absent_and_capacity(n, self.expected));
                 }
                 for (slot, col) in self.columns.iter_mut().enumerate() {
                     col.push(row.get_f64(slot).unwrap_or(f64::NAN));
@@ -255,12 +258,27 @@ type WindowRead = (Vec<Piece>, Result<Vec<String>, String>);
 fn read_window(
     source: &dyn DataSource,
     window: TimeWindow,
+    share: u64,
     decodable: &[usize],
     cancel: &AtomicBool,
     progress: &[AtomicU64],
 ) -> WindowRead {
     let topics = &source.summary().topics;
-    let mut pieces: Vec<Piece> = topics.iter().map(|_| Piece::default()).collect();
+    let mut pieces: Vec<Piece> = topics
+        .iter()
+        .map(|t| {
+            // Room for a fair share plus a margin; a busier window grows as usual.
+            let expected = usize::try_from(t.message_count / share + t.message_count / share / 8)
+                .unwrap_or(0)
+                .min(1 << 24);
+            Piece {
+                times_ns: Vec::with_capacity(expected),
+                latencies: Vec::with_capacity(expected),
+                expected,
+                ..Piece::default()
+            }
+        })
+        .collect();
     let mut row = Row::new();
     let mut since_report = 0u32;
     let report = |pieces: &mut [Piece]| {
@@ -305,9 +323,10 @@ pub fn load_windows(
             Err(e) => deliver(i, Err(e)),
         }
     }
+    let share = u64::try_from(windows.len()).unwrap_or(1).max(1);
     let read: Vec<WindowRead> = windows
         .par_iter()
-        .map(|&w| read_window(source, w, &decodable, cancel, progress))
+        .map(|&w| read_window(source, w, share, &decodable, cancel, progress))
         .collect();
     let mut issues: Vec<String> = Vec::new();
     let mut failure: Option<String> = None;

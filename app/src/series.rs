@@ -274,6 +274,13 @@ impl SeriesBuilder {
         SeriesBuilder::F32(vec![f32::NAN; absent])
     }
 
+    /// Like [`SeriesBuilder::with_absent`], with room for `capacity` values.
+    pub fn with_absent_and_capacity(absent: usize, capacity: usize) -> Self {
+        let mut v = Vec::with_capacity(capacity.max(absent));
+        v.resize(absent, f32::NAN);
+        SeriesBuilder::F32(v)
+    }
+
     /// Number of values pushed.
     pub fn len(&self) -> usize {
         match self {

@@ -30,20 +30,23 @@ pub struct Latency {
 }
 
 impl Latency {
-    /// Percentiles of latencies in ns (sorted in place); `None` when empty.
+    /// Percentiles of latencies in ns (reordered in place); `None` when empty.
     pub fn from_ns(samples: &mut [i64]) -> Option<Self> {
-        if samples.is_empty() {
-            return None;
-        }
-        samples.sort_unstable();
-        let at = |q: f64| {
-            let i = ((samples.len() - 1) as f64 * q).round() as usize;
-            samples.get(i).copied().unwrap_or(0) as f64 / 1e6
+        let last = samples.len().checked_sub(1)?;
+        let rank = |q: f64| ((last as f64 * q).round() as usize).min(last);
+        let (p50, p99) = (rank(0.5), rank(0.99));
+        // Selection instead of a full sort: p99 first, then p50 among the values below it.
+        let (below, &mut at99, above) = samples.select_nth_unstable(p99);
+        let max = above.iter().copied().max().unwrap_or(at99);
+        let at50 = if p50 == p99 {
+            at99
+        } else {
+            *below.select_nth_unstable(p50).1
         };
         Some(Self {
-            p50_ms: at(0.5),
-            p99_ms: at(0.99),
-            max_ms: samples.last().copied().unwrap_or(0) as f64 / 1e6,
+            p50_ms: at50 as f64 / 1e6,
+            p99_ms: at99 as f64 / 1e6,
+            max_ms: max as f64 / 1e6,
         })
     }
 }
