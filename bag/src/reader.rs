@@ -346,6 +346,7 @@ impl BagReader {
                 .collect()
         });
         let mut sources = Vec::new();
+        let mut issues = Vec::new();
         for (index, part) in self.parts.iter().enumerate() {
             if let Some((first, last)) = part.time_range_ns {
                 let before = filter.end_ns.is_some_and(|e| first >= e);
@@ -409,10 +410,18 @@ impl BagReader {
                     let mut scanner = FileOrderScanner::open(&part.path)?;
                     let mut messages = Vec::new();
                     let mut head = Head::default();
-                    while next_file_order(&mut scanner, part, filter, &wanted, &mut head)
-                        .unwrap_or(false)
-                    {
-                        messages.push(std::mem::take(&mut head));
+                    loop {
+                        match next_file_order(&mut scanner, part, filter, &wanted, &mut head) {
+                            Ok(true) => messages.push(std::mem::take(&mut head)),
+                            Ok(false) => break,
+                            Err(message) => {
+                                issues.push(ReadIssue {
+                                    part: part.name.clone(),
+                                    message,
+                                });
+                                break;
+                            }
+                        }
                     }
                     // Stable: equal log times keep their file order.
                     messages.sort_by_key(|m| m.log_time);
@@ -428,7 +437,7 @@ impl BagReader {
             filter: filter.clone(),
             wanted,
             sources,
-            issues: Vec::new(),
+            issues,
             current: None,
         };
         cursor.prime();
