@@ -431,19 +431,17 @@ impl Parsed {
 fn parse_item(opcode: u8, body: &[u8]) -> std::result::Result<Parsed, String> {
     match opcode {
         op::MESSAGE => {
-            let Some(fixed) = body.get(..MESSAGE_HEADER_LEN) else {
+            let Some((channel_id, sequence, log_time, publish_time)) = message_header(body) else {
                 return Err(format!(
                     "message record of {} bytes is shorter than its header",
                     body.len()
                 ));
             };
-            let u64_at =
-                |i: usize| u64::from_le_bytes(fixed[i..i + 8].try_into().unwrap_or([0; 8]));
             Ok(Parsed::Message {
-                channel_id: u16::from_le_bytes([fixed[0], fixed[1]]),
-                sequence: u32::from_le_bytes([fixed[2], fixed[3], fixed[4], fixed[5]]),
-                log_time: u64_at(6),
-                publish_time: u64_at(14),
+                channel_id,
+                sequence,
+                log_time,
+                publish_time,
             })
         }
         _ => match crate::record_check::parse_record(opcode, body) {
