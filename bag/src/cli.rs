@@ -4,17 +4,21 @@ mod cat;
 mod export;
 mod format;
 mod info;
+mod play;
 mod progress;
+mod record;
 mod reindex;
+mod sim;
 mod verify;
+mod zenoh_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Inspect, print, verify and repair recordings: Redline bags (a directory of MCAP parts plus
-/// metadata.yaml), single .mcap files and rosbag2 MCAP directories.
+/// Record, inspect, play, verify and repair recordings: Redline bags (a directory of MCAP parts
+/// plus metadata.yaml), single .mcap files and rosbag2 MCAP directories.
 ///
 /// Exit codes: 0 fine; 1 failed; 3 finished but found damage or loss (torn, missing or
 /// garbage parts, dropped messages, verify findings).
@@ -108,6 +112,19 @@ enum Command {
         /// A bag directory.
         path: PathBuf,
     },
+    /// Record zenoh samples into a new bag until Ctrl-C.
+    ///
+    /// The index counts messages dropped because the disk fell behind, messages that came
+    /// without a publisher timestamp, and topics advertised (redline/adv/<Schema>/<key>
+    /// liveliness tokens) but never published.
+    Record(record::RecordArgs),
+    /// Publish a recording's messages on zenoh, paced by their log times.
+    ///
+    /// Each topic keeps its encoding (ours: application/capnp;<Schema>, with its advertisement
+    /// token); ROS-style topics lose their leading slash, which zenoh keys cannot have.
+    Play(play::PlayArgs),
+    /// Publish a simulated vehicle on zenoh, to try record, play and the scope without hardware.
+    Sim(sim::SimArgs),
 }
 
 /// How a command finished.
@@ -139,5 +156,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             range,
             compression,
         } => export::run(&path, &out, &range, compression),
+        Command::Record(args) => record::run(&args),
+        Command::Play(args) => play::run(&args),
+        Command::Sim(args) => sim::run(&args),
     }
 }

@@ -6,6 +6,8 @@
 //!   stream in log-time order; torn parts are read up to their damage, missing and garbage parts
 //!   are reported and skipped.
 //! - [`DropQueue`] is the bounded queue between a transport callback and the writer.
+//! - `live` (cargo feature `live`) connects all this to zenoh: subscriptions, publishers, the
+//!   recorder and the simulator.
 //!
 //! ```
 //! use bag::{BagReader, BagWriter, ChannelSpec, ReadFilter, WriteOptions};
@@ -35,6 +37,8 @@ mod chunk_cursor;
 pub mod drop_queue;
 pub mod error;
 pub mod export;
+#[cfg(feature = "live")]
+pub mod live;
 pub mod metadata;
 pub mod part;
 pub mod reader;

@@ -26,3 +26,26 @@ impl Progress {
         self.0.finish_and_clear();
     }
 }
+
+/// A one-line live status (a spinner and a message) for commands that run until stopped.
+pub struct Status(ProgressBar);
+
+impl Status {
+    pub fn new() -> Self {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+        Status(bar)
+    }
+
+    pub fn set(&self, message: String) {
+        self.0.set_message(message);
+    }
+
+    pub fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}

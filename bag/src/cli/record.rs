@@ -1,0 +1,157 @@
+//! `bag record`: zenoh samples into a bag until Ctrl-C.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use bag::live::{Recorder, Subscription};
+use bag::{BagWriter, Compression, DropQueue, WriteOptions};
+use clap::Args;
+use zenoh::Wait;
+
+use super::Outcome;
+use super::progress::Status;
+use super::zenoh_args::{ZenohArgs, stop_on_ctrl_c};
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The bag directory to create (must not exist or be empty).
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Zenoh key expressions to record, e.g. car/** (default: everything).
+    #[arg(value_name = "KEYEXPR", default_value = "**")]
+    key_exprs: Vec<String>,
+    #[command(flatten)]
+    zenoh: ZenohArgs,
+    /// Chunk compression: zstd, lz4 or none.
+    #[arg(long, default_value = "zstd")]
+    compression: Compression,
+    /// Start a new part after this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 512)]
+    split_size: u64,
+    /// Also start a new part after this many seconds of log time.
+    #[arg(long, value_name = "SECONDS")]
+    split_duration: Option<f64>,
+    /// Memory for samples waiting to be written, MiB. When the disk falls behind this long,
+    /// the oldest waiting samples are dropped and counted as `dropped_messages`.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    queue_size: usize,
+    /// Stop by itself after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<f64>,
+}
+
+pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
+    let mut options = WriteOptions::new()
+        .compression(args.compression)
+        .part_max_bytes(Some(args.split_size.max(1) << 20));
+    if let Some(secs) = args.split_duration {
+        anyhow::ensure!(secs > 0.0, "--split-duration must be positive");
+        options = options.part_max_duration_ns(Some((secs * 1e9) as u64));
+    }
+    let deadline = match args.duration {
+        Some(secs) if secs.is_finite() && secs >= 0.0 => {
+            Some(Instant::now() + Duration::from_secs_f64(secs))
+        }
+        Some(secs) => anyhow::bail!("--duration must be a number of seconds, not {secs}"),
+        None => None,
+    };
+    let stop = stop_on_ctrl_c()?;
+    // The session first: bad flags must not leave an empty bag behind.
+    let session = args.zenoh.open()?;
+    let writer = BagWriter::create(&args.out, options)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let queue = Arc::new(DropQueue::new(usize::MAX, args.queue_size.max(1) << 20));
+    let subscription = Subscription::start(&session, &args.key_exprs, Arc::clone(&queue))?;
+    let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
+    eprintln!(
+        "recording {} into {} ({}); Ctrl-C stops",
+        args.key_exprs.join(" "),
+        args.out.display(),
+        args.zenoh.options().describe()
+    );
+
+    let status = Status::new();
+    let started = Instant::now();
+    let (mut last_tick, mut last_count) = (Instant::now(), 0);
+    while !stop.load(Ordering::SeqCst) && deadline.is_none_or(|d| Instant::now() < d) {
+        recorder.pump(&queue, Duration::from_millis(100))?;
+        if last_tick.elapsed() >= Duration::from_millis(500) {
+            let stats = recorder.stats();
+            let rate = (stats.messages - last_count) as f64 / last_tick.elapsed().as_secs_f64();
+            let info = session.info();
+            let links = info.peers_zid().wait().count() + info.routers_zid().wait().count();
+            status.set(format!(
+                "{:.0} s  {links} links  {} messages  {rate:.0}/s  {:.1} MiB  {} topics  {} dropped",
+                started.elapsed().as_secs_f64(),
+                stats.messages,
+                stats.payload_bytes as f64 / (1 << 20) as f64,
+                subscription.topics().len(),
+                stats.dropped,
+            ));
+            (last_tick, last_count) = (Instant::now(), stats.messages);
+        }
+    }
+    status.finish();
+
+    // Stop the flow first, so nothing that arrives while closing counts as dropped.
+    let advertised = subscription.advertisements().snapshot();
+    drop(subscription);
+    recorder.pump(&queue, Duration::ZERO)?;
+    queue.close();
+    let summary = recorder.finish(&advertised)?;
+    if let Err(e) = session.close().wait() {
+        eprintln!("warning: closing the zenoh session: {e}");
+    }
+
+    println!(
+        "recorded {} messages ({:.1} MiB on disk) in {} parts to {}",
+        summary.message_count,
+        bytes_on_disk(&summary) as f64 / (1 << 20) as f64,
+        summary.parts.len(),
+        summary.dir.display()
+    );
+    let mut lossy = false;
+    if summary.dropped_messages > 0 {
+        lossy = true;
+        eprintln!(
+            "warning: {} messages were dropped because the disk fell behind: the recording has \
+             gaps (try --queue-size, --compression lz4 or a faster disk)",
+            summary.dropped_messages
+        );
+    }
+    if summary.unstamped_messages > 0 {
+        eprintln!(
+            "note: {} messages came without a publisher timestamp; their publish time is their \
+             arrival time",
+            summary.unstamped_messages
+        );
+    }
+    for a in &summary.advertised_never_published {
+        eprintln!(
+            "warning: {} ({}) was advertised but never published",
+            a.topic, a.schema
+        );
+    }
+    if summary.message_count == 0 {
+        eprintln!(
+            "warning: nothing was received on {}",
+            args.key_exprs.join(" ")
+        );
+    }
+    Ok(if lossy {
+        Outcome::Damaged
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn bytes_on_disk(summary: &bag::BagSummary) -> u64 {
+    summary
+        .parts
+        .iter()
+        .map(|p| std::fs::metadata(summary.dir.join(&p.path)).map_or(0, |m| m.len()))
+        .sum()
+}

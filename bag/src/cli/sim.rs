@@ -1,0 +1,62 @@
+//! `bag sim`: the simulated vehicle, published on a zenoh network.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use bag::live::sim::{SILENT_TOPIC, Simulator, TOPICS};
+use clap::Args;
+use zenoh::Wait;
+
+use super::Outcome;
+use super::progress::Status;
+use super::zenoh_args::{ZenohArgs, stop_on_ctrl_c};
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(flatten)]
+    zenoh: ZenohArgs,
+    /// Stop by itself after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<f64>,
+}
+
+pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
+    let deadline = match args.duration {
+        Some(secs) if secs.is_finite() && secs >= 0.0 => {
+            Some(Instant::now() + Duration::from_secs_f64(secs))
+        }
+        Some(secs) => anyhow::bail!("--duration must be a number of seconds, not {secs}"),
+        None => None,
+    };
+    let stop = stop_on_ctrl_c()?;
+    let session = args.zenoh.open()?;
+    let simulator = Simulator::start(&session)?;
+    eprintln!(
+        "simulating a vehicle ({}); Ctrl-C stops",
+        args.zenoh.options().describe()
+    );
+    for t in TOPICS {
+        let stamp = if t.stamped { "" } else { "  (no timestamps)" };
+        eprintln!(
+            "  {:<18} {:<14} {:>6} Hz{stamp}",
+            t.topic, t.schema, t.rate_hz
+        );
+    }
+    eprintln!(
+        "  {:<18} {:<14} advertised, never published",
+        SILENT_TOPIC.0, SILENT_TOPIC.1
+    );
+    let status = Status::new();
+    while !stop.load(Ordering::SeqCst) && deadline.is_none_or(|d| Instant::now() < d) {
+        std::thread::sleep(Duration::from_millis(100));
+        status.set(format!("{} messages published", simulator.published()));
+    }
+    status.finish();
+    let published = simulator.published();
+    simulator.stop()?;
+    if let Err(e) = session.close().wait() {
+        eprintln!("warning: closing the zenoh session: {e}");
+    }
+    println!("published {published} messages");
+    Ok(Outcome::Clean)
+}

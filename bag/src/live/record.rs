@@ -1,0 +1,131 @@
+//! Writing live samples into a bag: channels from the topic table, drops from the queue,
+//! advertised topics at the end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Advertised, LiveError, LiveMessage, TopicTable, channel_for};
+use crate::{BagSummary, BagWriter, ChannelId, DropQueue};
+
+/// What a [`Recorder`] has written so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecordStats {
+    /// Messages written.
+    pub messages: u64,
+    /// Payload bytes written.
+    pub payload_bytes: u64,
+    /// Messages written without a publisher timestamp.
+    pub unstamped: u64,
+    /// Messages lost before they reached the writer.
+    pub dropped: u64,
+}
+
+/// Drains a subscription's queue into a [`BagWriter`].
+pub struct Recorder {
+    writer: BagWriter,
+    topics: Arc<TopicTable>,
+    channels: Vec<Option<ChannelId>>,
+    stats: RecordStats,
+    batch: Vec<LiveMessage>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("dir", &self.writer.dir())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Recorder {
+    /// Records into `writer` the messages of a subscription whose topics are `topics`.
+    pub fn new(writer: BagWriter, topics: Arc<TopicTable>) -> Self {
+        Recorder {
+            writer,
+            topics,
+            channels: Vec::new(),
+            stats: RecordStats::default(),
+            batch: Vec::new(),
+        }
+    }
+
+    /// Writes one message.
+    pub fn write(&mut self, message: &LiveMessage) -> Result<(), LiveError> {
+        let channel = self.channel(message.topic)?;
+        self.writer.write(
+            channel,
+            message.log_time_ns,
+            message.publish_time_ns,
+            &message.data,
+        )?;
+        self.stats.messages += 1;
+        self.stats.payload_bytes += message.data.len() as u64;
+        if message.publish_time_ns.is_none() {
+            self.stats.unstamped += 1;
+        }
+        Ok(())
+    }
+
+    fn channel(&mut self, topic: u32) -> Result<ChannelId, LiveError> {
+        let index = topic as usize;
+        if let Some(Some(id)) = self.channels.get(index) {
+            return Ok(*id);
+        }
+        let Some(live) = self.topics.get(topic) else {
+            return Err(LiveError::Declare {
+                what: format!("topic #{topic}"),
+                reason: "not in the subscription's topic table".into(),
+            });
+        };
+        let id = self
+            .writer
+            .add_channel(channel_for(&live.key, &live.encoding));
+        if self.channels.len() <= index {
+            self.channels.resize(index + 1, None);
+        }
+        self.channels[index] = Some(id);
+        Ok(id)
+    }
+
+    /// Takes what `queue` holds (waiting up to `wait` for the first message), writes it, and
+    /// brings the drop count up to the queue's. Returns how many messages were written.
+    pub fn pump(
+        &mut self,
+        queue: &DropQueue<LiveMessage>,
+        wait: Duration,
+    ) -> Result<usize, LiveError> {
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.extend(queue.pop_timeout(wait));
+        queue.drain_into(&mut batch);
+        let written = batch.len();
+        let result = batch.iter().try_for_each(|m| self.write(m));
+        batch.clear();
+        self.batch = batch;
+        self.set_dropped(queue.dropped());
+        self.writer.flush_if_stale()?;
+        result.map(|()| written)
+    }
+
+    /// Sets the number of messages lost before the writer (it only grows).
+    pub fn set_dropped(&mut self, total: u64) {
+        if total > self.stats.dropped {
+            self.writer.add_dropped(total - self.stats.dropped);
+            self.stats.dropped = total;
+        }
+    }
+
+    /// What has been written so far.
+    pub fn stats(&self) -> RecordStats {
+        self.stats
+    }
+
+    /// Lists the advertised topics and closes the bag; the index names those that never
+    /// published.
+    pub fn finish(mut self, advertised: &[Advertised]) -> Result<BagSummary, LiveError> {
+        for a in advertised {
+            self.writer.advertise(&a.topic, &a.schema);
+        }
+        Ok(self.writer.close()?)
+    }
+}

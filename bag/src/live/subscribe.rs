@@ -1,0 +1,286 @@
+//! The subscriber side: samples into a [`DropQueue`] without ever blocking, topics interned so
+//! a message carries a number instead of strings, and the advertised set from liveliness.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::UNIX_EPOCH;
+
+use zenoh::bytes::Encoding;
+use zenoh::key_expr::{KeyExpr, keyexpr};
+use zenoh::pubsub::Subscriber;
+use zenoh::sample::{Sample, SampleKind};
+use zenoh::{Session, Wait};
+
+use super::{ADVERTISE_PREFIX, LiveError, now_ns, parse_advertisement, zenoh_error};
+use crate::DropQueue;
+
+/// Index of a topic in a [`TopicTable`].
+pub type TopicId = u32;
+
+/// A key and the zenoh encoding its samples arrived with: one recorded channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveTopic {
+    /// The zenoh key.
+    pub key: String,
+    /// The zenoh encoding, as text (`application/capnp;Imu`).
+    pub encoding: String,
+}
+
+/// One received sample.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveMessage {
+    /// Its topic in the subscription's [`TopicTable`].
+    pub topic: TopicId,
+    /// When it arrived, ns since the epoch.
+    pub log_time_ns: u64,
+    /// The sample's timestamp, ns since the epoch; `None` when the publisher sent none.
+    pub publish_time_ns: Option<u64>,
+    /// The payload, byte for byte.
+    pub data: Vec<u8>,
+}
+
+impl LiveMessage {
+    /// What the message costs in a queue: payload plus its own fields.
+    pub fn queue_bytes(&self) -> usize {
+        self.data.len() + std::mem::size_of::<Self>()
+    }
+}
+
+#[derive(Debug, Default)]
+struct Interned {
+    by_key: HashMap<String, Vec<(Encoding, TopicId)>>,
+    topics: Vec<LiveTopic>,
+}
+
+/// The topics seen so far, each (key, encoding) pair once, numbered in order of arrival.
+#[derive(Debug, Default)]
+pub struct TopicTable {
+    inner: Mutex<Interned>,
+}
+
+impl TopicTable {
+    fn lock(&self) -> MutexGuard<'_, Interned> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The id of (key, encoding), adding it the first time. Allocates only then.
+    pub fn intern(&self, key: &str, encoding: &Encoding) -> TopicId {
+        let mut inner = self.lock();
+        if let Some(&(_, id)) = inner
+            .by_key
+            .get(key)
+            .and_then(|list| list.iter().find(|(e, _)| e == encoding))
+        {
+            return id;
+        }
+        let id = TopicId::try_from(inner.topics.len()).unwrap_or(TopicId::MAX);
+        inner.topics.push(LiveTopic {
+            key: key.to_string(),
+            encoding: encoding.to_string(),
+        });
+        inner
+            .by_key
+            .entry(key.to_string())
+            .or_default()
+            .push((encoding.clone(), id));
+        id
+    }
+
+    /// The topic with id `id`.
+    pub fn get(&self, id: TopicId) -> Option<LiveTopic> {
+        self.lock().topics.get(id as usize).cloned()
+    }
+
+    /// How many topics have been seen.
+    pub fn len(&self) -> usize {
+        self.lock().topics.len()
+    }
+
+    /// True before the first sample.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The topics with ids `from..`, in id order.
+    pub fn since(&self, from: usize) -> Vec<LiveTopic> {
+        self.lock().topics.get(from..).unwrap_or(&[]).to_vec()
+    }
+}
+
+/// One advertised topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advertised {
+    /// The topic (zenoh key).
+    pub topic: String,
+    /// Its registry schema name.
+    pub schema: String,
+    /// True while its token is up.
+    pub alive: bool,
+}
+
+/// Topics advertised through `redline/adv/<Schema>/<key>` tokens that match the subscription.
+/// A topic stays listed after its token goes away: it was advertised.
+#[derive(Debug, Default)]
+pub struct Advertisements {
+    inner: Mutex<BTreeMap<String, Advertised>>,
+}
+
+impl Advertisements {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Advertised>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a token appearing (`alive`) or going away.
+    pub fn note(&self, schema: &str, topic: &str, alive: bool) {
+        self.lock().insert(
+            topic.to_string(),
+            Advertised {
+                topic: topic.to_string(),
+                schema: schema.to_string(),
+                alive,
+            },
+        );
+    }
+
+    /// Every topic advertised so far, by topic.
+    pub fn snapshot(&self) -> Vec<Advertised> {
+        self.lock().values().cloned().collect()
+    }
+}
+
+/// A live subscription: its samples go into a [`DropQueue`]; dropping it undeclares everything.
+pub struct Subscription {
+    queue: Arc<DropQueue<LiveMessage>>,
+    topics: Arc<TopicTable>,
+    advertisements: Arc<Advertisements>,
+    received: Arc<AtomicU64>,
+    key_exprs: Vec<String>,
+    _data: Vec<Subscriber<()>>,
+    _tokens: Subscriber<()>,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("key_exprs", &self.key_exprs)
+            .field("received", &self.received())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subscription {
+    /// Subscribes to `key_exprs` (e.g. `car/**`) and to the advertisements of matching topics,
+    /// existing ones included. Overlapping expressions deliver a sample once per expression.
+    pub fn start(
+        session: &Session,
+        key_exprs: &[String],
+        queue: Arc<DropQueue<LiveMessage>>,
+    ) -> Result<Self, LiveError> {
+        let exprs = key_exprs
+            .iter()
+            .map(|k| {
+                KeyExpr::try_from(k.clone()).map_err(|e| LiveError::Declare {
+                    what: format!("key expression {k:?}"),
+                    reason: zenoh_error(&e),
+                })
+            })
+            .collect::<Result<Vec<KeyExpr<'static>>, _>>()?;
+        let topics = Arc::new(TopicTable::default());
+        let received = Arc::new(AtomicU64::new(0));
+        let mut data = Vec::new();
+        for expr in &exprs {
+            let (queue, topics, received) = (
+                Arc::clone(&queue),
+                Arc::clone(&topics),
+                Arc::clone(&received),
+            );
+            let subscriber = session
+                .declare_subscriber(expr.clone())
+                .callback(move |sample: Sample| {
+                    if sample.kind() != SampleKind::Put {
+                        return;
+                    }
+                    let message = LiveMessage {
+                        topic: topics.intern(sample.key_expr().as_str(), sample.encoding()),
+                        log_time_ns: now_ns(),
+                        publish_time_ns: sample.timestamp().map(|ts| {
+                            ts.get_time()
+                                .to_system_time()
+                                .duration_since(UNIX_EPOCH)
+                                .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+                        }),
+                        data: sample.payload().to_bytes().into_owned(),
+                    };
+                    received.fetch_add(1, Ordering::Relaxed);
+                    let bytes = message.queue_bytes();
+                    queue.push(message, bytes);
+                })
+                .wait()
+                .map_err(|e| LiveError::Declare {
+                    what: format!("subscriber on {expr}"),
+                    reason: zenoh_error(&e),
+                })?;
+            data.push(subscriber);
+        }
+        let advertisements = Arc::new(Advertisements::default());
+        let tokens = {
+            let advertisements = Arc::clone(&advertisements);
+            let exprs = exprs.clone();
+            session
+                .liveliness()
+                .declare_subscriber(format!("{ADVERTISE_PREFIX}/**"))
+                .history(true)
+                .callback(move |sample: Sample| {
+                    let Some((schema, topic)) = parse_advertisement(sample.key_expr().as_str())
+                    else {
+                        return;
+                    };
+                    let matches = keyexpr::new(topic)
+                        .is_ok_and(|topic| exprs.iter().any(|e| e.intersects(topic)));
+                    if matches {
+                        advertisements.note(schema, topic, sample.kind() == SampleKind::Put);
+                    }
+                })
+                .wait()
+                .map_err(|e| LiveError::Declare {
+                    what: format!("liveliness subscriber on {ADVERTISE_PREFIX}/**"),
+                    reason: zenoh_error(&e),
+                })?
+        };
+        Ok(Subscription {
+            queue,
+            topics,
+            advertisements,
+            received,
+            key_exprs: key_exprs.to_vec(),
+            _data: data,
+            _tokens: tokens,
+        })
+    }
+
+    /// The queue the samples go into.
+    pub fn queue(&self) -> &Arc<DropQueue<LiveMessage>> {
+        &self.queue
+    }
+
+    /// The topics seen so far.
+    pub fn topics(&self) -> &Arc<TopicTable> {
+        &self.topics
+    }
+
+    /// The advertised topics seen so far.
+    pub fn advertisements(&self) -> &Arc<Advertisements> {
+        &self.advertisements
+    }
+
+    /// Samples delivered by zenoh so far (queued or dropped by the queue).
+    pub fn received(&self) -> u64 {
+        self.received.load(Ordering::Relaxed)
+    }
+
+    /// The key expressions subscribed to.
+    pub fn key_exprs(&self) -> &[String] {
+        &self.key_exprs
+    }
+}

@@ -1,0 +1,306 @@
+//! `bag record | play | sim` as a user runs them, on loopback.
+
+#![cfg(feature = "cli")]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use bag::{BagReader, BagWriter, ChannelSpec, ReadFilter, WriteOptions};
+
+fn bag_cmd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bag"))
+}
+
+fn free_endpoint() -> String {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    format!("tcp/127.0.0.1:{port}")
+}
+
+fn spawn(args: &[&str]) -> Child {
+    bag_cmd()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn bag")
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+}
+
+fn finish(child: Child, timeout: Duration) -> Output {
+    let start = Instant::now();
+    let mut child = child;
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "bag did not finish: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A bag with 300 EngineRpm messages over 3 s and 30 JSON messages.
+fn source_bag(dir: &Path) -> PathBuf {
+    let path = dir.join("source");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create");
+    let info = schemas::by_name("EngineRpm").expect("registered");
+    let rpm = w.add_channel(ChannelSpec::capnp(
+        "car/engine",
+        info.registry_name,
+        info.capnp_name,
+        info.descriptor,
+    ));
+    let json = w.add_channel(ChannelSpec {
+        topic: "/car/status".into(),
+        message_encoding: "json".into(),
+        schema: None,
+        metadata: Default::default(),
+    });
+    let t0 = 1_700_000_000_000_000_000u64;
+    for i in 0..300u64 {
+        let t = t0 + i * 10_000_000;
+        let bytes = schemas::sample::encode("EngineRpm", i as f64 * 0.01, i).expect("encode");
+        w.write(rpm, t, Some(t), &bytes).expect("write");
+        if i % 10 == 0 {
+            let body = format!("{{\"ok\": true, \"n\": {i}}}");
+            w.write(json, t + 1, Some(t), body.as_bytes())
+                .expect("write");
+        }
+    }
+    w.close().expect("close");
+    path
+}
+
+fn payloads(path: &Path, topic: &str) -> Vec<Vec<u8>> {
+    let reader = BagReader::open(path).expect("open");
+    let mut cursor = reader
+        .messages(&ReadFilter::all().topics([topic]))
+        .expect("read");
+    let mut out = Vec::new();
+    while let Some(m) = cursor.next_message() {
+        out.push(m.data.to_vec());
+    }
+    out
+}
+
+/// Waits until the recorder says it is recording (its subscription is declared).
+fn wait_for_recording(child: &mut Child) {
+    use std::io::{BufRead, BufReader};
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        if line.expect("line").starts_with("recording ") {
+            // Keep draining so the recorder never blocks on a full pipe.
+            std::thread::spawn(move || for _ in lines {});
+            return;
+        }
+    }
+    panic!("the recorder never started");
+}
+
+#[test]
+fn play_into_record_keeps_bytes_order_and_encodings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = source_bag(dir.path());
+    let out = dir.path().join("recorded");
+    let endpoint = free_endpoint();
+    let mut record = spawn(&[
+        "record",
+        "-o",
+        out.to_str().expect("utf-8"),
+        "--listen",
+        &endpoint,
+        "car/**",
+        "--duration",
+        "120",
+    ]);
+    wait_for_recording(&mut record);
+    let play = bag_cmd()
+        .args([
+            "play",
+            source.to_str().expect("utf-8"),
+            "--connect",
+            &endpoint,
+            "--rate",
+            "10",
+            "--wait",
+            "20",
+        ])
+        .output()
+        .expect("play");
+    assert!(play.status.success(), "{}", text(&play));
+    assert!(
+        text(&play).contains("published 330 messages"),
+        "{}",
+        text(&play)
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&record, "-INT");
+    let recorded = finish(record, Duration::from_secs(30));
+    assert!(recorded.status.success(), "{}", text(&recorded));
+    assert!(
+        String::from_utf8_lossy(&recorded.stdout).contains("recorded 330 messages"),
+        "{}",
+        text(&recorded)
+    );
+
+    assert_eq!(
+        payloads(&out, "car/engine"),
+        payloads(&source, "car/engine")
+    );
+    // The ROS-style topic lost its leading slash; its JSON encoding went with it.
+    assert_eq!(
+        payloads(&out, "car/status"),
+        payloads(&source, "/car/status")
+    );
+    let reader = BagReader::open(&out).expect("open");
+    let status = reader
+        .channels()
+        .iter()
+        .find(|c| c.spec.topic == "car/status")
+        .expect("car/status");
+    assert_eq!(status.spec.message_encoding, "json");
+    let engine = reader
+        .channels()
+        .iter()
+        .find(|c| c.spec.topic == "car/engine")
+        .expect("car/engine");
+    assert_eq!(engine.spec.type_name(), "EngineRpm");
+    assert_eq!(reader.dropped_messages(), Some(0));
+
+    let verify = bag_cmd()
+        .args(["verify", out.to_str().expect("utf-8")])
+        .output()
+        .expect("verify");
+    assert!(verify.status.success(), "{}", text(&verify));
+}
+
+#[test]
+fn recording_the_simulator_lists_its_silent_topic_and_counts_unstamped_samples() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("sim");
+    let endpoint = free_endpoint();
+    let sim = spawn(&["sim", "--listen", &endpoint, "--duration", "60"]);
+    let record = bag_cmd()
+        .args([
+            "record",
+            "-o",
+            out.to_str().expect("utf-8"),
+            "--connect",
+            &endpoint,
+            "--duration",
+            "3",
+        ])
+        .output()
+        .expect("record");
+    signal(&sim, "-TERM");
+    let sim_out = finish(sim, Duration::from_secs(30));
+    assert!(sim_out.status.success(), "{}", text(&sim_out));
+    assert!(record.status.success(), "{}", text(&record));
+    assert!(
+        text(&record)
+            .contains("car/camera/front (DiagnosticLog) was advertised but never published"),
+        "{}",
+        text(&record)
+    );
+    let reader = BagReader::open(&out).expect("open");
+    let battery = reader
+        .channels()
+        .iter()
+        .find(|c| c.spec.topic == "car/battery")
+        .map_or(0, |c| c.message_count);
+    assert!(battery >= 2, "battery messages: {battery}");
+    assert_eq!(
+        reader.unstamped_messages(),
+        Some(battery),
+        "only the battery is unstamped"
+    );
+    let imu = reader
+        .channels()
+        .iter()
+        .find(|c| c.spec.topic == "car/imu")
+        .map_or(0, |c| c.message_count);
+    assert!(imu > 200, "imu messages: {imu}");
+}
+
+#[test]
+fn a_killed_recorder_loses_at_most_its_open_chunk_and_reindex_restores_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = source_bag(dir.path());
+    let out = dir.path().join("killed");
+    let endpoint = free_endpoint();
+    let mut record = spawn(&[
+        "record",
+        "-o",
+        out.to_str().expect("utf-8"),
+        "--listen",
+        &endpoint,
+        "car/**",
+    ]);
+    wait_for_recording(&mut record);
+    // Real time: 3 s of messages; chunks close after 1 s, so the first ~2 s are on disk.
+    let play = bag_cmd()
+        .args([
+            "play",
+            source.to_str().expect("utf-8"),
+            "--connect",
+            &endpoint,
+            "--wait",
+            "20",
+        ])
+        .output()
+        .expect("play");
+    assert!(play.status.success(), "{}", text(&play));
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&record, "-KILL");
+    let _ = finish(record, Duration::from_secs(10));
+
+    let reindex = bag_cmd()
+        .args(["reindex", out.to_str().expect("utf-8")])
+        .output()
+        .expect("reindex");
+    assert!(
+        reindex.status.code().is_some_and(|c| c == 0 || c == 3),
+        "{}",
+        text(&reindex)
+    );
+    let recovered = payloads(&out, "car/engine");
+    let sent = payloads(&source, "car/engine");
+    assert!(recovered.len() >= 150, "recovered only {}", recovered.len());
+    assert_eq!(
+        recovered.as_slice(),
+        &sent[..recovered.len()],
+        "an exact prefix"
+    );
+    let verify = bag_cmd()
+        .args(["verify", out.to_str().expect("utf-8")])
+        .output()
+        .expect("verify");
+    assert!(verify.status.success(), "{}", text(&verify));
+}
