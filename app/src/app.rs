@@ -13,11 +13,13 @@ use egui::{Key, RichText};
 use crate::health::health_ui;
 use crate::inspector::{Inspector, inspector_ui};
 use crate::layout::{Layout, Persisted, PlotSpec, SignalRef};
+use crate::live::{LiveCapture, LiveOptions};
 use crate::open::{
     OpenEvent, PickKind, PickPath, demo_in_background, open_in_background, pick_in_background,
 };
 use crate::plots::{PlotView, plot_stack_ui};
 use crate::recording::Recording;
+use crate::save::{SaveProgress, save_capture};
 use crate::timeline::{Playback, Step, advance, timeline_ui};
 use crate::tree::topic_tree_ui;
 
@@ -37,7 +39,43 @@ pub enum RightPanel {
 enum Command {
     Open(PathBuf),
     Pick(PickKind),
-    Demo,
+    DemoRecording,
+    Live(LiveOptions),
+}
+
+/// Seconds of newest data shown while following a live capture.
+const FOLLOW_WINDOW_S: f64 = 10.0;
+
+/// The File > Connect form.
+#[derive(Debug, Clone)]
+pub struct ConnectForm {
+    /// Shown.
+    pub open: bool,
+    /// Endpoint to connect to.
+    pub endpoint: String,
+    /// Key expression to capture.
+    pub key_expr: String,
+    /// Capture cap, MiB.
+    pub cap_mib: u32,
+}
+
+impl Default for ConnectForm {
+    fn default() -> Self {
+        Self {
+            open: false,
+            endpoint: "tcp/127.0.0.1:7447".into(),
+            key_expr: "**".into(),
+            cap_mib: 1024,
+        }
+    }
+}
+
+/// A Save Recording in progress or finished.
+#[derive(Debug)]
+struct SaveJob {
+    path: PathBuf,
+    progress: Arc<SaveProgress>,
+    result: Receiver<Result<bag::BagSummary, String>>,
 }
 
 /// A pending `--screenshot-to`.
@@ -73,6 +111,14 @@ pub struct Scope {
     pub right: RightPanel,
     screenshot: Option<ScreenshotJob>,
     default_layout: bool,
+    /// Live view follows the newest data (off: paused, free to scrub).
+    pub follow: bool,
+    /// File > Connect.
+    pub connect_form: ConnectForm,
+    save: Option<SaveJob>,
+    save_pick: Option<Receiver<Option<PathBuf>>>,
+    /// The last thing that finished (e.g. a save), shown in the status bar.
+    pub notice: Option<String>,
 }
 
 impl std::fmt::Debug for Scope {
@@ -105,6 +151,11 @@ impl Scope {
             right: RightPanel::Health,
             screenshot: None,
             default_layout: false,
+            follow: true,
+            connect_form: ConnectForm::default(),
+            save: None,
+            save_pick: None,
+            notice: None,
         }
     }
 
@@ -113,10 +164,77 @@ impl Scope {
         self.commands.push(Command::Open(path));
     }
 
-    /// Writes and opens the built-in demo recording.
+    /// Starts the live demo: a simulated vehicle on an in-process zenoh session.
     pub fn open_demo(&mut self) {
+        self.start_live(LiveOptions::demo());
+    }
+
+    /// Writes and opens the built-in demo recording (a torn part, drops, a silent topic).
+    pub fn open_demo_recording(&mut self) {
         self.default_layout = true;
-        self.commands.push(Command::Demo);
+        self.commands.push(Command::DemoRecording);
+    }
+
+    /// Starts capturing live data (closing what was open).
+    pub fn start_live(&mut self, options: LiveOptions) {
+        self.default_layout = true;
+        self.commands.push(Command::Live(options));
+    }
+
+    /// Saves the live capture into the bag directory the injected dialog picks.
+    pub fn save_recording(&mut self) {
+        if self.is_saving() {
+            return;
+        }
+        let (tx, rx) = bounded(1);
+        let pick = Arc::clone(&self.pick);
+        let spawned = std::thread::Builder::new()
+            .name("scope-save-dialog".into())
+            .spawn(move || {
+                let _ = tx.send(pick(PickKind::SaveBag));
+            });
+        match spawned {
+            Ok(_) => self.save_pick = Some(rx),
+            Err(e) => self.error = Some(format!("cannot show the save dialog: {e}")),
+        }
+    }
+
+    /// Saves the live capture into `dir` on a background thread.
+    pub fn save_recording_to(&mut self, dir: PathBuf) {
+        let Some(shared) = self
+            .recording
+            .as_ref()
+            .and_then(Recording::capture)
+            .map(|c| Arc::clone(c.shared()))
+        else {
+            self.error = Some("Save Recording: nothing is being captured".into());
+            return;
+        };
+        let progress = Arc::new(SaveProgress::default());
+        let (tx, rx) = bounded(1);
+        let job_progress = Arc::clone(&progress);
+        let target = dir.clone();
+        let spawned = std::thread::Builder::new()
+            .name("scope-save".into())
+            .spawn(move || {
+                let _ = tx.send(save_capture(&shared, &target, &job_progress));
+            });
+        match spawned {
+            Ok(_) => {
+                self.notice = None;
+                self.save = Some(SaveJob {
+                    path: dir,
+                    progress,
+                    result: rx,
+                });
+            }
+            Err(e) => self.error = Some(format!("cannot start saving: {e}")),
+        }
+    }
+
+    /// True while a save is running.
+    pub fn is_saving(&self) -> bool {
+        self.save.is_some() || self.save_pick.is_some()
     }
 
     /// Shows the file dialog as File > Open would.
@@ -293,9 +411,21 @@ impl Scope {
                 Command::Pick(kind) => {
                     pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(&repaint))
                 }
-                Command::Demo => demo_in_background(tx, Arc::clone(&repaint)),
+                Command::DemoRecording => demo_in_background(tx, Arc::clone(&repaint)),
+                Command::Live(options) => {
+                    self.opening = self.opening.saturating_sub(1);
+                    self.close();
+                    let capture = LiveCapture::start(options, Arc::clone(&repaint));
+                    let source = Arc::clone(capture.shared());
+                    self.inspector = Some(Inspector::start(source, Arc::clone(&repaint)));
+                    self.recording = Some(Recording::live(capture));
+                    self.follow = true;
+                    self.error = None;
+                    self.focused_plot = None;
+                }
             }
         }
+        self.poll_save();
         while let Ok(event) = self.open_rx.try_recv() {
             self.opening = self.opening.saturating_sub(1);
             match event {
@@ -328,6 +458,68 @@ impl Scope {
         if just_loaded && self.default_layout && self.persisted.layout.plots.is_empty() {
             self.apply_default_layout();
         }
+        if let Some(rec) = &self.recording
+            && rec.capture().is_some()
+        {
+            if let Some(e) = rec.issues.last() {
+                self.error = Some(e.clone());
+            }
+            // A live capture's default layout waits for data on a few topics.
+            let with_data = (0..rec.topics.len())
+                .filter(|&i| rec.data(i).is_some_and(|d| !d.times_ns.is_empty()))
+                .count();
+            if self.default_layout && self.persisted.layout.plots.is_empty() && with_data >= 3 {
+                self.apply_default_layout();
+                self.default_layout = false;
+            }
+        }
+        if let Some(rec) = &self.recording
+            && rec.capture().is_some()
+        {
+            if self.follow {
+                let t1 = rec.t1_ns();
+                self.playback.playhead_ns = t1;
+                let end = (t1.saturating_sub(rec.t0_ns())) as f64 / 1e9;
+                self.view.pending_x_range_s =
+                    Some(((end - FOLLOW_WINDOW_S).max(0.0), end.max(1e-3)));
+            }
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
+    }
+
+    fn poll_save(&mut self) {
+        if let Some(rx) = &self.save_pick
+            && let Ok(choice) = rx.try_recv()
+        {
+            self.save_pick = None;
+            if let Some(dir) = choice {
+                self.save_recording_to(dir);
+            }
+        }
+        let Some(job) = &self.save else {
+            return;
+        };
+        let Ok(result) = job.result.try_recv() else {
+            return;
+        };
+        match result {
+            Ok(summary) => {
+                let mut notice = format!(
+                    "Saved {} messages to {}",
+                    summary.message_count,
+                    job.path.display()
+                );
+                if summary.dropped_messages > 0 {
+                    notice.push_str(&format!(
+                        " ({} dropped before saving, recorded in its index)",
+                        summary.dropped_messages
+                    ));
+                }
+                self.notice = Some(notice);
+            }
+            Err(e) => self.error = Some(e),
+        }
+        self.save = None;
     }
 
     fn keys(&mut self, ctx: &egui::Context) {
@@ -344,8 +536,17 @@ impl Scope {
                 i.key_pressed(Key::Home),
             )
         });
-        if space {
+        let live = self
+            .recording
+            .as_ref()
+            .is_some_and(|r| r.capture().is_some());
+        if space && live {
+            self.follow = !self.follow;
+        } else if space {
             self.playback.playing = !self.playback.playing;
+        }
+        if live && (left || right || plus || minus) {
+            self.follow = false;
         }
         if left {
             self.step(Step::Back);
@@ -397,8 +598,32 @@ impl Scope {
                         ui.close();
                     }
                 });
-                if ui.button("Open Demo").clicked() {
+                ui.separator();
+                if ui.button("Connect...").clicked() {
+                    self.connect_form.open = true;
+                    ui.close();
+                }
+                let live = self
+                    .recording
+                    .as_ref()
+                    .is_some_and(|r| r.capture().is_some());
+                if ui
+                    .add_enabled(
+                        live && !self.is_saving(),
+                        egui::Button::new("Save Recording..."),
+                    )
+                    .clicked()
+                {
+                    self.save_recording();
+                    ui.close();
+                }
+                ui.separator();
+                if ui.button("Live Demo").clicked() {
                     self.open_demo();
+                    ui.close();
+                }
+                if ui.button("Demo Recording").clicked() {
+                    self.open_demo_recording();
                     ui.close();
                 }
                 if ui.button("Close").clicked() {
@@ -469,7 +694,9 @@ impl Scope {
         }
         self.run_commands(&ctx);
         self.keys(&ctx);
-        if let Some(rec) = &self.recording {
+        if let Some(rec) = &self.recording
+            && rec.capture().is_none()
+        {
             let dt = f64::from(ctx.input(|i| i.stable_dt)).min(0.1);
             advance(&mut self.playback, dt, rec.t1_ns());
             if self.playback.playing {
@@ -491,6 +718,14 @@ impl Scope {
                 });
             });
         }
+        self.connect_ui(&ctx);
+        if self
+            .recording
+            .as_ref()
+            .is_some_and(|r| r.capture().is_some())
+        {
+            egui::Panel::bottom("scope-live-status").show(ui, |ui| self.live_status_ui(ui));
+        }
         let Some(rec) = &self.recording else {
             egui::CentralPanel::default().show(ui, |ui| {
                 ui.vertical_centered(|ui| {
@@ -500,7 +735,10 @@ impl Scope {
                         ui.spinner();
                         ui.label("Opening...");
                     } else {
-                        ui.label("File > Open, or drop a bag directory or .mcap file here.");
+                        ui.label(
+                            "File > Open, or drop a bag directory or .mcap file here; \
+                             File > Connect to capture live zenoh data.",
+                        );
                     }
                 });
             });
@@ -591,11 +829,119 @@ impl Scope {
         self.finish_screenshot(&ctx);
     }
 
+    fn connect_ui(&mut self, ctx: &egui::Context) {
+        if !self.connect_form.open {
+            return;
+        }
+        let mut open = true;
+        let mut connect = false;
+        egui::Window::new("Connect")
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                let form = &mut self.connect_form;
+                egui::Grid::new("connect-grid")
+                    .num_columns(2)
+                    .show(ui, |ui| {
+                        ui.label("Endpoint");
+                        ui.text_edit_singleline(&mut form.endpoint)
+                            .on_hover_text("A zenoh endpoint: tcp/HOST:PORT, udp/HOST:PORT");
+                        ui.end_row();
+                        ui.label("Key expression");
+                        ui.text_edit_singleline(&mut form.key_expr)
+                            .on_hover_text("What to capture, e.g. car/** (** is everything)");
+                        ui.end_row();
+                        ui.label("Capture cap (MiB)");
+                        ui.add(egui::DragValue::new(&mut form.cap_mib).range(16..=65_536));
+                        ui.end_row();
+                    });
+                connect = ui.button("Connect").clicked();
+            });
+        if connect {
+            let form = &self.connect_form;
+            let mut options = LiveOptions::connect(form.endpoint.trim(), form.key_expr.trim());
+            options.cap_bytes = (form.cap_mib as usize) << 20;
+            self.start_live(options);
+            open = false;
+        }
+        self.connect_form.open = open;
+    }
+
+    fn live_status_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(rec) = &self.recording else {
+            return;
+        };
+        let stats = rec.live_stats();
+        ui.horizontal(|ui| {
+            let (dot, text) = if !stats.connected {
+                (
+                    egui::Color32::from_rgb(0xe0, 0xa0, 0x30),
+                    "connecting".to_owned(),
+                )
+            } else if rec.capture().is_some_and(|c| c.options().simulate) {
+                (
+                    egui::Color32::from_rgb(0x59, 0xc2, 0x6b),
+                    "in-process".to_owned(),
+                )
+            } else {
+                let color = if stats.links > 0 {
+                    egui::Color32::from_rgb(0x59, 0xc2, 0x6b)
+                } else {
+                    egui::Color32::from_rgb(0xe0, 0xa0, 0x30)
+                };
+                (color, format!("{} links", stats.links))
+            };
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            ui.painter().circle_filled(rect.center(), 4.5, dot);
+            ui.label(text);
+            ui.separator();
+            ui.label(format!("{:.0} msg/s", stats.rate_per_s));
+            ui.separator();
+            let fill = stats.held_bytes as f64 / stats.cap_bytes.max(1) as f64;
+            ui.label(format!(
+                "buffer {} / {} ({:.1}%)",
+                crate::format::format_bytes(stats.held_bytes as u64),
+                crate::format::format_bytes(stats.cap_bytes as u64),
+                fill * 100.0
+            ));
+            ui.separator();
+            ui.label(format!("evicted {}", stats.evicted));
+            ui.separator();
+            ui.label(format!("transport drops {}", stats.transport_dropped));
+            ui.separator();
+            ui.checkbox(&mut self.follow, "Follow")
+                .on_hover_text("Keep the newest data in view (space toggles)");
+            if let Some(job) = &self.save {
+                ui.separator();
+                let total = job.progress.total.load(Ordering::Relaxed).max(1);
+                let done = job.progress.done.load(Ordering::Relaxed);
+                ui.add(
+                    egui::ProgressBar::new(done as f32 / total as f32)
+                        .desired_width(140.0)
+                        .text(format!("Saving {done}/{total}")),
+                );
+            } else if let Some(notice) = &self.notice {
+                ui.separator();
+                ui.label(notice);
+            }
+        });
+    }
+
     fn finish_screenshot(&mut self, ctx: &egui::Context) {
         let Some(job) = &mut self.screenshot else {
             return;
         };
-        let ready = self.recording.as_ref().is_some_and(Recording::loaded)
+        // A live capture is shown once its plots hold several seconds of data.
+        let live_ready = |r: &Recording| {
+            r.capture().is_none()
+                || (!self.persisted.layout.plots.is_empty()
+                    && r.t1_ns().saturating_sub(r.t0_ns()) >= 8_000_000_000)
+        };
+        let ready = self
+            .recording
+            .as_ref()
+            .is_some_and(|r| r.loaded() && live_ready(r))
             && self.opening == 0
             && self.commands.is_empty();
         let failed = self.error.clone();

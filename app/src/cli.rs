@@ -1,31 +1,58 @@
-//! Command-line arguments: `scope [PATH] [--screenshot-to OUT.png]`.
+//! Command-line arguments.
 
 use std::path::PathBuf;
 
+use crate::capture::DEFAULT_CAP_BYTES;
+use crate::live::LiveOptions;
+
 /// What the command line asked for.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Args {
-    /// A recording to open; `None` opens the demo.
+    /// A recording to open.
     pub path: Option<PathBuf>,
+    /// Capture live data instead (`--connect` / `--listen`).
+    pub live: Option<LiveOptions>,
     /// Render one frame to this PNG and exit.
     pub screenshot_to: Option<PathBuf>,
 }
 
 /// Usage text.
-pub const USAGE: &str = "usage: scope [PATH] [--screenshot-to OUT.png]\n\
-  PATH   a bag directory, a .mcap file or a rosbag2 directory (default: the built-in demo)";
+pub const USAGE: &str = "\
+usage: scope [PATH] [--screenshot-to OUT.png]
+       scope --connect ENDPOINT [--key EXPR] [--capture-mb N]
+       scope --listen ENDPOINT [--key EXPR] [--capture-mb N]
+
+  PATH              a bag directory, a .mcap file or a rosbag2 directory
+  (nothing)         the live demo: a simulated vehicle on an in-process zenoh session
+  --connect EP      capture live zenoh data from endpoint EP, e.g. tcp/192.168.1.10:7447
+  --listen EP       capture from publishers that connect to EP, e.g. tcp/0.0.0.0:7447
+  --key EXPR        what to capture (default **, everything); repeatable
+  --capture-mb N    keep at most N MiB of raw messages, evicting the oldest (default 1024)
+  --screenshot-to F render one frame once loaded, write it to F (PNG) and exit";
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut out = Args::default();
+    let (mut connect, mut listen, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cap_bytes = DEFAULT_CAP_BYTES;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
+        let mut value = |what: &str| {
+            it.next()
+                .ok_or_else(|| format!("{arg} needs {what}\n{USAGE}"))
+        };
         match arg.as_str() {
-            "--screenshot-to" => {
-                let Some(p) = it.next() else {
-                    return Err("--screenshot-to needs a file name".to_owned());
-                };
-                out.screenshot_to = Some(PathBuf::from(p));
+            "--screenshot-to" => out.screenshot_to = Some(PathBuf::from(value("a file name")?)),
+            "--connect" => connect.push(value("an endpoint")?),
+            "--listen" => listen.push(value("an endpoint")?),
+            "--key" => keys.push(value("a key expression")?),
+            "--capture-mb" => {
+                let v = value("a number of MiB")?;
+                let mib: usize =
+                    v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("--capture-mb wants a positive number, not {v:?}")
+                    })?;
+                cap_bytes = mib.saturating_mul(1 << 20);
             }
             "-h" | "--help" => return Err(USAGE.to_owned()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
@@ -37,6 +64,23 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             }
         }
     }
+    if !connect.is_empty() || !listen.is_empty() {
+        if out.path.is_some() {
+            return Err(format!(
+                "open a recording or capture live data, not both\n{USAGE}"
+            ));
+        }
+        let mut options = LiveOptions::connect("", "**");
+        options.session.connect = connect;
+        options.session.listen = listen;
+        if !keys.is_empty() {
+            options.key_exprs = keys;
+        }
+        options.cap_bytes = cap_bytes;
+        out.live = Some(options);
+    } else if !keys.is_empty() {
+        return Err(format!("--key needs --connect or --listen\n{USAGE}"));
+    }
     Ok(out)
 }
 
@@ -44,21 +88,40 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 mod tests {
     use super::*;
 
+    fn args(list: &[&str]) -> Result<Args, String> {
+        parse(list.iter().map(|s| s.to_string()))
+    }
+
     #[test]
     fn parses() {
-        let a = parse([
-            "bag".to_owned(),
-            "--screenshot-to".to_owned(),
-            "o.png".to_owned(),
-        ]);
-        assert_eq!(
-            a,
-            Ok(Args {
-                path: Some("bag".into()),
-                screenshot_to: Some("o.png".into())
-            })
+        let a = args(&["bag", "--screenshot-to", "o.png"]).expect("parses");
+        assert_eq!(a.path, Some("bag".into()));
+        assert_eq!(a.screenshot_to, Some("o.png".into()));
+        assert!(a.live.is_none());
+        assert!(args(&["--screenshot-to"]).is_err());
+        assert!(args(&["--bogus"]).is_err());
+    }
+
+    #[test]
+    fn parses_live_capture() {
+        let a = args(&[
+            "--connect",
+            "tcp/10.0.0.2:7447",
+            "--key",
+            "car/**",
+            "--capture-mb",
+            "64",
+        ])
+        .expect("parses");
+        let live = a.live.expect("live");
+        assert_eq!(live.session.connect, vec!["tcp/10.0.0.2:7447".to_string()]);
+        assert_eq!(live.key_exprs, vec!["car/**".to_string()]);
+        assert_eq!(live.cap_bytes, 64 << 20);
+        assert!(args(&["--key", "x"]).is_err(), "--key alone");
+        assert!(
+            args(&["bag", "--connect", "tcp/1.2.3.4:7447"]).is_err(),
+            "both"
         );
-        assert!(parse(["--screenshot-to".to_owned()]).is_err());
-        assert!(parse(["--bogus".to_owned()]).is_err());
+        assert!(args(&["--connect", "e", "--capture-mb", "0"]).is_err());
     }
 }

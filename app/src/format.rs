@@ -33,9 +33,31 @@ pub fn format_utc(t_ns: u64) -> String {
         .map_or_else(|| format!("{t_ns} ns"), |s| format!("{s} UTC"))
 }
 
+/// A byte count in binary units: `512 B`, `3.2 MiB`, `1.0 GiB`.
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(3 << 20), "3.0 MiB");
+        assert_eq!(format_bytes(1 << 30), "1.0 GiB");
+    }
 
     #[test]
     fn values() {

@@ -10,7 +10,7 @@ use decode::{Plan, SchemaSource, Value, compile};
 
 use crate::format::{format_relative, format_value};
 use crate::recording::Recording;
-use crate::source::{DataSource, TimeWindow};
+use crate::source::{DataSource, TimeWindow, TopicInfo};
 
 /// A decoded message.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub struct Inspected {
 pub struct Inspector {
     /// The topic shown.
     pub topic: Option<usize>,
-    requests: Sender<(usize, u64)>,
+    requests: Sender<Request>,
     results: Receiver<Inspected>,
     requested: Option<(usize, u64)>,
     /// The last message decoded.
@@ -45,7 +45,7 @@ impl std::fmt::Debug for Inspector {
 impl Inspector {
     /// Starts the worker for `source`. It ends when the inspector is dropped.
     pub fn start(source: Arc<dyn DataSource>, repaint: Arc<dyn Fn() + Send + Sync>) -> Self {
-        let (req_tx, req_rx) = bounded::<(usize, u64)>(4);
+        let (req_tx, req_rx) = bounded::<Request>(4);
         let (res_tx, res_rx) = bounded::<Inspected>(4);
         let spawned = std::thread::Builder::new()
             .name("scope-inspector".into())
@@ -57,9 +57,8 @@ impl Inspector {
                     while let Ok(newer) = req_rx.try_recv() {
                         req = newer;
                     }
-                    let (topic, t_ns) = req;
+                    let Request { topic, t_ns, info } = req;
                     let plan = plans.entry(topic).or_insert_with(|| {
-                        let info = source.summary().topics.get(topic).ok_or("no such topic")?;
                         compile(&SchemaSource {
                             message_encoding: &info.message_encoding,
                             schema_encoding: &info.schema_encoding,
@@ -114,11 +113,16 @@ impl Inspector {
     }
 
     /// Asks for the message of the chosen topic at the playhead (exact log time `t_ns`).
-    pub fn request(&mut self, topic: usize, t_ns: u64) {
+    pub fn request(&mut self, topic: usize, t_ns: u64, info: &TopicInfo) {
         if self.requested == Some((topic, t_ns)) {
             return;
         }
-        match self.requests.try_send((topic, t_ns)) {
+        let request = Request {
+            topic,
+            t_ns,
+            info: info.clone(),
+        };
+        match self.requests.try_send(request) {
             Ok(()) => self.requested = Some((topic, t_ns)),
             // Busy: ask again next frame.
             Err(TrySendError::Full(_)) => {}
@@ -132,6 +136,14 @@ impl Inspector {
             self.shown = Some(r);
         }
     }
+}
+
+/// What the UI asks the inspector thread for: the message of `topic` at `t_ns`. The topic's
+/// description travels with it, since a live capture's topics appear after the thread starts.
+struct Request {
+    topic: usize,
+    t_ns: u64,
+    info: TopicInfo,
 }
 
 fn value_ui(ui: &mut egui::Ui, name: &str, value: &Value, depth: usize) {
@@ -218,7 +230,9 @@ pub fn inspector_ui(
     let Some(&t) = data.times_ns.get(i) else {
         return;
     };
-    inspector.request(topic, t);
+    if let Some(info) = topics.get(topic) {
+        inspector.request(topic, t, info);
+    }
     ui.label(format!(
         "message {} of {} at {}",
         i + 1,

@@ -7,6 +7,8 @@
 //! path ─▶ open (worker) ─▶ RecordingSource (DataSource: topics + health at once)
 //!                              └─▶ Loader (rayon across time windows) ─▶ TopicData columns + pyramids
 //!                                                                     └─▶ plots, timeline, tree
+//! zenoh ─▶ Subscription ─▶ LiveCapture worker ─▶ CaptureStore (raw ring, bounded by bytes)
+//!                                   └─▶ decoded batches ─▶ the same columns ─▶ File > Save Recording
 //! ```
 //!
 //! The app is [`Scope`]; `scope.ui(ui)` draws one frame, so it runs in eframe and in an
@@ -29,16 +31,19 @@
 //! ```
 
 pub mod app;
+pub mod capture;
 pub mod cli;
 pub mod demo;
 pub mod format;
 pub mod health;
 pub mod inspector;
 pub mod layout;
+pub mod live;
 pub mod loader;
 pub mod open;
 pub mod plots;
 pub mod recording;
+pub mod save;
 pub mod screenshot;
 pub mod series;
 pub mod source;

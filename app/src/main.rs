@@ -1,4 +1,4 @@
-//! `scope [PATH] [--screenshot-to OUT.png]`
+//! `scope [PATH | --connect ENDPOINT] [--screenshot-to OUT.png]` (see `scope --help`)
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -9,6 +9,10 @@ use scope::Scope;
 fn main() -> ExitCode {
     let args = match scope::cli::parse(std::env::args().skip(1)) {
         Ok(a) => a,
+        Err(e) if e == scope::cli::USAGE => {
+            println!("{e}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(2);
@@ -34,9 +38,10 @@ fn main() -> ExitCode {
             if !screenshot {
                 app.persisted = scope::app::restore(cc.storage);
             }
-            match args.path {
-                Some(p) => app.open(p),
-                None => app.open_demo(),
+            match (args.path, args.live) {
+                (Some(p), _) => app.open(p),
+                (None, Some(live)) => app.start_live(live),
+                (None, None) => app.open_demo(),
             }
             if let Some(out) = args.screenshot_to {
                 app.screenshot_to(out, code);

@@ -15,6 +15,8 @@ pub enum PickKind {
     File,
     /// A bag or rosbag2 directory.
     Folder,
+    /// A new bag directory to save the live capture into.
+    SaveBag,
 }
 
 /// Shows a file dialog and returns the chosen path. Called on a worker thread, so it may
@@ -28,6 +30,10 @@ pub fn native_dialog() -> PickPath {
         match kind {
             PickKind::File => dialog.add_filter("MCAP", &["mcap"]).pick_file(),
             PickKind::Folder => dialog.pick_folder(),
+            PickKind::SaveBag => rfd::FileDialog::new()
+                .set_title("Save recording as (a new bag directory)")
+                .set_file_name("capture")
+                .save_file(),
         }
     })
 }

@@ -32,7 +32,7 @@ pub struct PlotView {
     pub width_px: usize,
     /// Decimated points per plot per signal, and what they were computed for.
     cache: Vec<Vec<Vec<PlotPoint>>>,
-    cache_key: Option<(u64, u64, usize, usize)>,
+    cache_key: Option<(u64, u64, usize, usize, u64)>,
     /// Points handed to egui_plot in the last frame (for benchmarks and tests).
     pub points_last_frame: usize,
 }
@@ -64,6 +64,7 @@ impl PlotView {
             x1.to_bits(),
             self.width_px.max(1) * 1000 + loaded,
             layout_hash,
+            recording.generation(),
         );
         if self.cache_key == Some(key) && self.cache.len() == layout.plots.len() {
             return;

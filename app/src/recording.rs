@@ -1,12 +1,17 @@
-//! An open source in the app: its summary at once, its topics' columns as the loader delivers
-//! them, and what went wrong on the way.
+//! An open source in the app: its summary at once, its topics' columns as the loader (or the
+//! live capture) delivers them, and what went wrong on the way.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::live::{LiveCapture, LiveEvent, LiveStats};
 use crate::loader::{LoadEvent, Loader};
 use crate::source::{DataSource, SourceSummary};
 use crate::topic_data::TopicData;
+
+/// Evicted messages a live topic keeps in its columns before they are dropped (dropping
+/// rebuilds the columns, so it waits until a good share is dead).
+const DEAD_PREFIX_MIN: usize = 4_096;
 
 /// How far a topic has got.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +38,12 @@ pub struct Recording {
     /// True when loading was cancelled.
     pub cancelled: bool,
     loader: Option<Loader>,
+    /// The summary: the source's, grown by a live capture.
+    summary: SourceSummary,
+    live: Option<LiveCapture>,
+    live_stats: LiveStats,
+    /// Bumped whenever columns change (plots recompute their points).
+    generation: u64,
 }
 
 impl std::fmt::Debug for Recording {
@@ -50,22 +61,62 @@ impl Recording {
         let count = source.summary().topics.len();
         let loader = Loader::start(Arc::clone(&source), repaint);
         Self {
+            summary: source.summary().clone(),
             source,
             topics: vec![TopicState::Loading; count],
             issues: Vec::new(),
             load_time: None,
             cancelled: false,
             loader: Some(loader),
+            live: None,
+            live_stats: LiveStats::default(),
+            generation: 0,
+        }
+    }
+
+    /// Shows a live capture: topics appear as they are first heard and their columns grow.
+    pub fn live(capture: LiveCapture) -> Self {
+        let source: Arc<dyn DataSource> = Arc::clone(capture.shared()) as Arc<dyn DataSource>;
+        Self {
+            summary: source.summary().clone(),
+            source,
+            topics: Vec::new(),
+            issues: Vec::new(),
+            load_time: Some(Duration::ZERO),
+            cancelled: false,
+            loader: None,
+            live: Some(capture),
+            live_stats: LiveStats::default(),
+            generation: 0,
         }
     }
 
     /// The summary.
     pub fn summary(&self) -> &SourceSummary {
-        self.source.summary()
+        &self.summary
     }
 
-    /// Takes in what the loader has delivered, for at most `budget`.
+    /// The live capture, when this is one.
+    pub fn capture(&self) -> Option<&LiveCapture> {
+        self.live.as_ref()
+    }
+
+    /// The live capture's counters (zero for a recording).
+    pub fn live_stats(&self) -> &LiveStats {
+        &self.live_stats
+    }
+
+    /// Changes whenever any topic's columns change.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Takes in what the loader or the capture has delivered, for at most `budget`.
     pub fn poll(&mut self, budget: Duration) {
+        if self.live.is_some() {
+            self.poll_live(budget);
+            return;
+        }
         let start = Instant::now();
         let Some(loader) = &self.loader else {
             return;
@@ -76,6 +127,7 @@ impl Recording {
             };
             match event {
                 LoadEvent::Topic { topic, data } => {
+                    self.generation += 1;
                     if let Some(slot) = self.topics.get_mut(topic) {
                         *slot = match data {
                             Ok(d) => TopicState::Loaded(d),
@@ -96,6 +148,69 @@ impl Recording {
                 }
             }
         }
+    }
+
+    fn poll_live(&mut self, budget: Duration) {
+        let start = Instant::now();
+        let Some(capture) = &self.live else {
+            return;
+        };
+        while start.elapsed() < budget {
+            let Some(event) = capture.try_event() else {
+                break;
+            };
+            match event {
+                LiveEvent::Topic(info) => {
+                    self.summary.topics.push(info);
+                    self.topics
+                        .push(TopicState::Loaded(Arc::new(TopicData::default())));
+                }
+                LiveEvent::Batch { topic, batch } => {
+                    let (Some(TopicState::Loaded(data)), Some(info)) = (
+                        self.topics.get_mut(topic),
+                        self.summary.topics.get_mut(topic),
+                    ) else {
+                        continue;
+                    };
+                    Arc::make_mut(data).append(&batch);
+                    info.message_count += batch.times_ns.len() as u64;
+                    self.summary.health.message_count += batch.times_ns.len() as u64;
+                    if let (Some(&first), Some(&last)) =
+                        (batch.times_ns.first(), batch.times_ns.last())
+                    {
+                        self.summary.time_range_ns = Some(match self.summary.time_range_ns {
+                            None => (first, last),
+                            Some((a, b)) => (a.min(first), b.max(last)),
+                        });
+                    }
+                    self.generation += 1;
+                }
+                LiveEvent::Failed(e) => self.issues.push(e),
+            }
+        }
+        let stats = capture.shared().stats();
+        // Columns follow the ring: messages it evicted leave the plots too.
+        if let Some(oldest) = stats.oldest_ns {
+            for state in &mut self.topics {
+                if let TopicState::Loaded(data) = state {
+                    let dead = data.count_before(oldest);
+                    if dead >= DEAD_PREFIX_MIN.max(data.times_ns.len() / 2) {
+                        Arc::make_mut(data).drop_before(oldest);
+                        self.generation += 1;
+                    }
+                }
+            }
+        }
+        let health = &mut self.summary.health;
+        health.dropped_messages = Some(stats.evicted + stats.transport_dropped);
+        health.unstamped_messages = Some(stats.unstamped);
+        health.never_published = stats
+            .advertised
+            .iter()
+            .filter(|a| !self.summary.topics.iter().any(|t| t.topic == a.topic))
+            .map(|a| (a.topic.clone(), a.schema.clone()))
+            .collect();
+        self.live_stats = stats;
     }
 
     /// True when every topic has been decoded (or failed).

@@ -60,55 +60,82 @@ fn fold<T: Sample>(acc: &mut Option<(T, T)>, lo: T, hi: T) {
     }
 }
 
+/// (min, max) of each group of pairs; NaN for a group with nothing present.
+fn summarise<T: Sample, G: IntoIterator<Item = (T, T)>>(
+    groups: impl Iterator<Item = G>,
+) -> Vec<(T, T)> {
+    groups
+        .map(|g| {
+            let mut acc = None;
+            for (lo, hi) in g {
+                fold(&mut acc, lo, hi);
+            }
+            acc.unwrap_or((T::NAN, T::NAN))
+        })
+        .collect()
+}
+
 impl<T: Sample> Typed<T> {
-    /// Builds the pyramid over `values`.
+    /// Builds the pyramid over `values`: level 0 whenever there are values, and level `k + 1`
+    /// while level `k` has more than `FANOUT` blocks (the rule [`time_levels`] follows).
+    ///
+    /// [`time_levels`]: crate::topic_data::time_levels
     pub fn new(values: Vec<T>) -> Self {
         let mut levels: Vec<Vec<(T, T)>> = Vec::new();
-        let mut below: Vec<(T, T)> = Vec::new();
-        let mut first = true;
-        loop {
-            let next: Vec<(T, T)> = if first {
-                values
-                    .chunks(FANOUT)
-                    .map(|c| {
-                        let mut acc = None;
-                        for &v in c {
-                            fold(&mut acc, v, v);
-                        }
-                        acc.unwrap_or((T::NAN, T::NAN))
-                    })
-                    .collect()
-            } else {
-                below
-                    .chunks(FANOUT)
-                    .map(|c| {
-                        let mut acc = None;
-                        for &(lo, hi) in c {
-                            fold(&mut acc, lo, hi);
-                        }
-                        acc.unwrap_or((T::NAN, T::NAN))
-                    })
-                    .collect()
-            };
-            first = false;
-            // A level is only worth keeping if it summarises more than one block.
-            let len = next.len();
-            if len <= 1 && !levels.is_empty() {
-                break;
-            }
-            if !below.is_empty() {
-                levels.push(std::mem::take(&mut below));
-            }
-            below = next;
-            if len <= 1 {
-                break;
-            }
+        if !values.is_empty() {
+            levels.push(summarise(
+                values.chunks(FANOUT).map(|c| c.iter().map(|&x| (x, x))),
+            ));
         }
-        if !below.is_empty() {
-            levels.push(below);
+        while let Some(top) = levels.last().filter(|l| l.len() > FANOUT) {
+            let next = summarise(top.chunks(FANOUT).map(|c| c.iter().copied()));
+            levels.push(next);
         }
         levels.shrink_to_fit();
         Self { values, levels }
+    }
+
+    /// Appends one value and keeps the pyramid exact: the last block of each level holds the
+    /// min and max of what it has so far, and levels appear as [`Typed::new`] would have them
+    /// (level `k` once there are more than `FANOUT^(k+1)` values; level 0 from the first).
+    pub fn push(&mut self, v: T) {
+        let i = self.values.len();
+        self.values.push(v);
+        let n = i + 1;
+        let mut block = FANOUT;
+        for k in 0.. {
+            if k == self.levels.len() {
+                if k > 0 && n <= block {
+                    break;
+                }
+                // A new level: summarise the one below (or the values) in blocks.
+                let built: Vec<(T, T)> = if k == 0 {
+                    summarise(
+                        self.values
+                            .chunks(FANOUT)
+                            .map(|c| c.iter().map(|&x| (x, x))),
+                    )
+                } else {
+                    summarise(self.levels[k - 1].chunks(FANOUT).map(|c| c.iter().copied()))
+                };
+                self.levels.push(built);
+            } else {
+                let j = i / block;
+                let level = &mut self.levels[k];
+                if j == level.len() {
+                    level.push((v, v));
+                } else if let Some(slot) = level.get_mut(j) {
+                    let mut acc = if slot.0.partial_cmp(&slot.0).is_some() {
+                        Some(*slot)
+                    } else {
+                        None
+                    };
+                    fold(&mut acc, v, v);
+                    *slot = acc.unwrap_or((T::NAN, T::NAN));
+                }
+            }
+            block = block.saturating_mul(FANOUT);
+        }
     }
 
     /// Min and max of samples `lo..hi`, skipping absent ones; `None` when all are absent.
@@ -217,6 +244,32 @@ impl Series {
     /// True when there are no samples.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Appends one value (NaN: absent), widening the column to `f64` the first time a value
+    /// does not survive `f32`.
+    pub fn push(&mut self, v: f64) {
+        match self {
+            Series::F32(t) => {
+                let narrow = v as f32;
+                if f64::from(narrow) == v || v.is_nan() {
+                    t.push(narrow);
+                } else {
+                    let mut wide: Vec<f64> = t.values.iter().map(|&x| f64::from(x)).collect();
+                    wide.push(v);
+                    *self = Series::F64(Typed::new(wide));
+                }
+            }
+            Series::F64(t) => t.push(v),
+        }
+    }
+
+    /// The values from index `from` on, as a new series with its own pyramid.
+    pub fn tail(&self, from: usize) -> Series {
+        match self {
+            Series::F32(t) => Series::F32(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
+            Series::F64(t) => Series::F64(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
+        }
     }
 
     /// Min and max over samples `lo..hi` (absent ones skipped).
@@ -386,6 +439,37 @@ impl SeriesBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pushing_one_by_one_builds_the_same_pyramid() {
+        for n in [0usize, 1, 15, 16, 17, 255, 256, 257, 5_000] {
+            let values: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i % 97 == 5 {
+                        f64::NAN
+                    } else {
+                        ((i * 7919) % 1013) as f64
+                    }
+                })
+                .collect();
+            let whole = Typed::new(values.clone());
+            let mut grown = Typed::default();
+            for &v in &values {
+                grown.push(v);
+            }
+            assert_eq!(grown.level_count(), whole.level_count(), "n = {n}");
+            for k in 0..whole.level_count() {
+                let same = whole.level(k).iter().zip(grown.level(k)).all(|(a, b)| {
+                    (a.0 == b.0 || (a.0.is_nan() && b.0.is_nan()))
+                        && (a.1 == b.1 || (a.1.is_nan() && b.1.is_nan()))
+                });
+                assert!(
+                    same && whole.level(k).len() == grown.level(k).len(),
+                    "n = {n}, level {k}"
+                );
+            }
+        }
+    }
 
     fn brute(v: &[f64], lo: usize, hi: usize) -> Option<(f64, f64)> {
         let mut acc: Option<(f64, f64)> = None;

@@ -105,6 +105,106 @@ impl TopicData {
     }
 }
 
+/// New messages of a live topic, decoded off the UI thread, to append to its [`TopicData`].
+#[derive(Debug, Clone, Default)]
+pub struct Batch {
+    /// Log time of each new message, ascending and not before the topic's last.
+    pub times_ns: Vec<u64>,
+    /// The topic's leaves so far (path, kind) in slot order; never fewer than a batch before.
+    pub leaves: Vec<(String, LeafKind)>,
+    /// Row-major values: message `m`, slot `s` at `m * leaves.len() + s` (NaN: absent).
+    pub values: Vec<f64>,
+    /// Decode errors in this batch.
+    pub decode_errors: u64,
+    /// The first decode error's text, if this batch had one.
+    pub first_error: Option<String>,
+    /// Latency over the topic's recent messages.
+    pub latency: Option<Latency>,
+    /// Messages in this batch whose list tail was not flattened.
+    pub clipped_messages: u64,
+}
+
+impl TopicData {
+    /// Appends a live batch: the columns grow and their pyramids with them, at a cost
+    /// proportional to the batch, not to what is held.
+    pub fn append(&mut self, batch: &Batch) {
+        let width = batch.leaves.len();
+        for (path, kind) in batch.leaves.iter().skip(self.fields.len()) {
+            let mut series = Series::F32(crate::series::Typed::default());
+            for _ in 0..self.times_ns.len() {
+                series.push(f64::NAN);
+            }
+            self.fields.push(FieldColumn {
+                path: path.clone(),
+                kind: *kind,
+                series,
+            });
+        }
+        for (m, &t) in batch.times_ns.iter().enumerate() {
+            self.times_ns.push(t);
+            push_time_level(&mut self.time_levels, &self.times_ns);
+            for (slot, field) in self.fields.iter_mut().enumerate() {
+                let v = if slot < width {
+                    batch.values.get(m * width + slot).copied()
+                } else {
+                    None
+                };
+                field.series.push(v.unwrap_or(f64::NAN));
+            }
+        }
+        self.decode_errors += batch.decode_errors;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&batch.first_error);
+        }
+        self.clipped_messages += batch.clipped_messages;
+        if batch.latency.is_some() {
+            self.latency = batch.latency;
+        }
+    }
+
+    /// Forgets the messages logged before `t_ns` (a live capture evicted them). Rebuilds the
+    /// columns, so call it only when a good share of them is gone.
+    pub fn drop_before(&mut self, t_ns: u64) {
+        let k = self.times_ns.partition_point(|&t| t < t_ns);
+        if k == 0 {
+            return;
+        }
+        self.times_ns.drain(..k);
+        self.times_ns.shrink_to_fit();
+        self.time_levels = time_levels(&self.times_ns);
+        for field in &mut self.fields {
+            field.series = field.series.tail(k);
+        }
+    }
+
+    /// Messages logged before `t_ns`.
+    pub fn count_before(&self, t_ns: u64) -> usize {
+        self.times_ns.partition_point(|&t| t < t_ns)
+    }
+}
+
+/// Extends [`time_levels`] after `times_ns` grew by one, as if they had been built whole.
+pub fn push_time_level(levels: &mut Vec<Vec<u64>>, times_ns: &[u64]) {
+    let Some(i) = times_ns.len().checked_sub(1) else {
+        return;
+    };
+    let n = times_ns.len();
+    let mut block = FANOUT;
+    for k in 0.. {
+        if k == levels.len() {
+            if n <= block {
+                break;
+            }
+            levels.push(times_ns.iter().step_by(block).copied().collect());
+        } else if i % block == 0
+            && let (Some(level), Some(&t)) = (levels.get_mut(k), times_ns.get(i))
+        {
+            level.push(t);
+        }
+        block = block.saturating_mul(FANOUT);
+    }
+}
+
 /// Folds pyramid blocks `first..first + starts.len()` into the pixel columns they start in.
 fn fold_blocks<T: Sample>(
     level: &[(T, T)],
@@ -279,6 +379,51 @@ pub fn envelope(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn appending_batches_equals_loading_whole() {
+        let n = 3_000usize;
+        let times: Vec<u64> = (0..n as u64).map(|i| 1_000 + i * 10).collect();
+        let mut live = TopicData::default();
+        for chunk in (0..n).collect::<Vec<_>>().chunks(137) {
+            // A second leaf appears after the first 1,000 messages.
+            let width = if chunk[0] >= 1_000 { 2 } else { 1 };
+            let mut batch = Batch {
+                leaves: vec![("a".into(), LeafKind::Float), ("b".into(), LeafKind::Int)][..width]
+                    .to_vec(),
+                ..Batch::default()
+            };
+            for &i in chunk {
+                batch.times_ns.push(times[i]);
+                batch.values.push((i % 91) as f64);
+                if width == 2 {
+                    batch.values.push(i as f64);
+                }
+            }
+            live.append(&batch);
+        }
+        assert_eq!(live.times_ns, times);
+        assert_eq!(live.time_levels, time_levels(&times));
+        // Batches of 137: the first to carry `b` starts at message 1,096.
+        let b = live.field("b").expect("b");
+        assert!(b.series.value(1_095).is_some_and(f64::is_nan));
+        assert_eq!(b.series.value(1_096), Some(1_096.0));
+        let whole = SeriesBuilder::F32((0..n).map(|i| (i % 91) as f32).collect()).finish();
+        let a = &live.field("a").expect("a").series;
+        for k in 0..whole.level_count() {
+            for j in 0..whole.level_count().max(1) {
+                assert_eq!(a.block(k, j), whole.block(k, j), "level {k} block {j}");
+            }
+        }
+
+        live.drop_before(times[2_000]);
+        assert_eq!(live.times_ns.first(), Some(&times[2_000]));
+        assert_eq!(live.time_levels, time_levels(&live.times_ns));
+        assert_eq!(
+            live.field("b").and_then(|f| f.series.value(0)),
+            Some(2_000.0)
+        );
+    }
     use crate::series::SeriesBuilder;
 
     #[test]

@@ -1,0 +1,82 @@
+//! File > Save Recording: the live capture written as a bag, off the UI thread, while the
+//! capture goes on. The store is locked only for short slices, never for the whole save.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bag::{BagSummary, BagWriter, ChannelId, WriteOptions};
+
+use crate::live::LiveShared;
+
+/// Messages written per lock of the store.
+const SLICE: u64 = 4_096;
+
+/// Progress of a save: messages written and the total to write.
+#[derive(Debug, Default)]
+pub struct SaveProgress {
+    /// Written so far.
+    pub done: AtomicU64,
+    /// To write.
+    pub total: AtomicU64,
+}
+
+/// Writes what the capture holds into a new bag at `dir`.
+///
+/// `dropped_messages` in its index = messages evicted from the capture before or during the
+/// save + messages the transport queue dropped; advertised topics that never published are
+/// listed.
+pub fn save_capture(
+    shared: &LiveShared,
+    dir: &Path,
+    progress: &SaveProgress,
+) -> Result<BagSummary, String> {
+    let fail = |e: bag::BagError| format!("saving to {}: {e}", dir.display());
+    let (mut cursor, end, evicted_before) = {
+        let store = shared.store();
+        (store.first_seq(), store.end_seq(), store.evicted())
+    };
+    let start = cursor;
+    let stats = shared.stats();
+    progress.total.store(end - start, Ordering::Relaxed);
+    let mut writer = BagWriter::create(dir, WriteOptions::new()).map_err(fail)?;
+    let topics = shared.channel_specs();
+    let mut channels: Vec<Option<ChannelId>> = vec![None; topics.len()];
+    let mut lost_during_save = 0u64;
+    let mut failure = None;
+    while cursor < end && failure.is_none() {
+        let store = shared.store();
+        if cursor < store.first_seq() {
+            // Evicted while we were writing earlier slices.
+            lost_during_save += store.first_seq() - cursor;
+            cursor = store.first_seq();
+        }
+        let slice_end = end.min(cursor + SLICE);
+        cursor = store.visit(cursor, slice_end, &mut |m| {
+            let Some(spec) = topics.get(m.topic as usize) else {
+                failure = Some(format!("message on unknown topic #{}", m.topic));
+                return false;
+            };
+            let Some(slot) = channels.get_mut(m.topic as usize) else {
+                return false;
+            };
+            let id = *slot.get_or_insert_with(|| writer.add_channel(spec.clone()));
+            match writer.write(id, m.log_time_ns, m.publish_time_ns, m.data) {
+                Ok(()) => true,
+                Err(e) => {
+                    failure = Some(fail(e));
+                    false
+                }
+            }
+        });
+        drop(store);
+        progress.done.store(cursor - start, Ordering::Relaxed);
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    writer.add_dropped(evicted_before + stats.transport_dropped + lost_during_save);
+    for a in &stats.advertised {
+        writer.advertise(&a.topic, &a.schema);
+    }
+    writer.close().map_err(fail)
+}

@@ -1,0 +1,261 @@
+//! Live capture on loopback: publish known messages, capture them, Save Recording, reopen.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bag::live::{LivePublisher, SessionOptions};
+use bag::{BagReader, ReadFilter};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scope::Scope;
+use scope::live::{LiveCapture, LiveEvent, LiveOptions};
+use scope::open::PickPath;
+use scope::recording::Recording;
+use scope::save::{SaveProgress, save_capture};
+use scope::source::{DataSource, RecordingSource};
+use scope::topic_data::TopicData;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A publisher session listening on loopback, and capture options that connect to it.
+fn publisher_and_capture_options(cap_bytes: usize) -> (zenoh::Session, LiveOptions) {
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let session = SessionOptions::listening(&endpoint)
+        .open()
+        .expect("publisher session");
+    let mut options = LiveOptions::connect(&endpoint, "car/**");
+    options.cap_bytes = cap_bytes;
+    (session, options)
+}
+
+fn engine_bytes(seq: u64) -> Vec<u8> {
+    schemas::sample::encode("EngineRpm", seq as f64 * 0.02, seq).expect("encode")
+}
+
+/// Publishes `n` EngineRpm messages once the capture is subscribed; returns their bytes.
+fn publish_engine(session: &zenoh::Session, n: u64) -> Vec<Vec<u8>> {
+    let publisher = LivePublisher::capnp(session, "car/engine", "EngineRpm").expect("publisher");
+    wait_until("the capture to subscribe", Duration::from_secs(20), || {
+        publisher.has_subscribers()
+    });
+    (0..n)
+        .map(|seq| {
+            let bytes = engine_bytes(seq);
+            publisher.put(bytes.clone()).expect("put");
+            bytes
+        })
+        .collect()
+}
+
+/// The live columns of topic 0, built from the capture's events as the UI builds them.
+fn live_columns(capture: &LiveCapture, n: u64) -> TopicData {
+    let mut data = TopicData::default();
+    wait_until("the decoded batches", Duration::from_secs(20), || {
+        while let Some(event) = capture.try_event() {
+            match event {
+                LiveEvent::Batch { topic: 0, batch } => data.append(&batch),
+                LiveEvent::Failed(e) => panic!("capture failed: {e}"),
+                _ => {}
+            }
+        }
+        data.times_ns.len() as u64 == n
+    });
+    data
+}
+
+fn read_all(bag: &Path) -> Vec<Vec<u8>> {
+    let reader = BagReader::open(bag).expect("reopen");
+    let mut cursor = reader.messages(&ReadFilter::all()).expect("read");
+    let mut out = Vec::new();
+    while let Some(m) = cursor.next_message() {
+        out.push(m.data.to_vec());
+    }
+    out
+}
+
+#[test]
+fn published_messages_are_captured_saved_and_reopen_with_identical_signals() {
+    let (session, options) = publisher_and_capture_options(64 << 20);
+    let capture = LiveCapture::start(options, Arc::new(|| {}));
+    let n = 1_500;
+    let sent = publish_engine(&session, n);
+    let live = live_columns(&capture, n);
+    let stats = capture.shared().stats();
+    assert_eq!(
+        (stats.received, stats.evicted, stats.transport_dropped),
+        (n, 0, 0)
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("saved");
+    let summary = save_capture(capture.shared(), &out, &SaveProgress::default()).expect("save");
+    assert_eq!(summary.message_count, n);
+    assert_eq!(summary.dropped_messages, 0);
+    assert_eq!(read_all(&out), sent, "exact bytes, in order");
+
+    // The saved bag decodes to the same columns the capture plotted.
+    let source = RecordingSource::open(&out).expect("open saved");
+    assert_eq!(source.summary().topics[0].topic, "car/engine");
+    let mut recording = Recording::start(Arc::new(source), Arc::new(|| {}));
+    wait_until("the saved bag to load", Duration::from_secs(30), || {
+        recording.poll(Duration::from_millis(50));
+        recording.loaded()
+    });
+    let saved = recording.data(0).expect("the engine topic loads");
+    assert_eq!(saved.times_ns, live.times_ns);
+    for field in &live.fields {
+        let other = saved.field(&field.path).expect("same leaves");
+        for i in 0..n as usize {
+            let (a, b) = (field.series.value(i), other.series.value(i));
+            assert!(
+                a == b || a.zip(b).is_some_and(|(a, b)| a.is_nan() && b.is_nan()),
+                "{} #{i}: {a:?} vs {b:?}",
+                field.path
+            );
+        }
+    }
+    let rpm = live.field("rpm").expect("rpm");
+    let expected = scope_value_of_rpm(&sent[7]);
+    assert_eq!(rpm.series.value(7), Some(expected));
+}
+
+/// rpm as the decode crate reads it from the recording's own schema.
+fn scope_value_of_rpm(bytes: &[u8]) -> f64 {
+    let info = schemas::by_name("EngineRpm").expect("registered");
+    let mut plan = decode::compile(&decode::SchemaSource {
+        message_encoding: "capnproto",
+        schema_encoding: "capnproto",
+        schema_name: info.capnp_name,
+        schema_data: info.descriptor,
+    })
+    .expect("compile");
+    plan.decode_fields(bytes)
+        .expect("decode")
+        .into_iter()
+        .find(|(p, _)| p == "rpm")
+        .map(|(_, v)| v.as_f64())
+        .expect("rpm")
+}
+
+#[test]
+fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
+    // Room for about 100 of these messages.
+    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let (session, options) = publisher_and_capture_options(per_message * 100);
+    let capture = LiveCapture::start(options, Arc::new(|| {}));
+    let n = 1_000;
+    let sent = publish_engine(&session, n);
+    wait_until("every sample", Duration::from_secs(20), || {
+        capture.shared().stats().received == n && capture.shared().store().end_seq() == n
+    });
+    let evicted = capture.shared().store().evicted();
+    assert!(evicted >= 850, "evicted {evicted}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("saved");
+    let summary = save_capture(capture.shared(), &out, &SaveProgress::default()).expect("save");
+    assert_eq!(summary.dropped_messages, evicted);
+    assert_eq!(
+        summary.message_count + summary.dropped_messages,
+        n,
+        "published = saved + dropped"
+    );
+    let saved = read_all(&out);
+    assert_eq!(
+        saved.as_slice(),
+        &sent[evicted as usize..],
+        "the newest survive"
+    );
+    let reader = BagReader::open(&out).expect("reopen");
+    assert_eq!(reader.dropped_messages(), Some(evicted));
+}
+
+fn dialog_returning(path: PathBuf) -> PickPath {
+    Arc::new(move |_| Some(path.clone()))
+}
+
+#[test]
+fn file_save_recording_writes_the_live_demo_as_a_bag() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("demo-capture");
+    let mut scope = Scope::new(dialog_returning(out.clone()));
+    scope.open_demo();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(|ui, scope: &mut Scope| scope.ui(ui), scope);
+    let start = Instant::now();
+    let enough = |s: &Scope| {
+        s.recording()
+            .is_some_and(|r| r.summary().health.message_count > 500 && !s.layout().plots.is_empty())
+    };
+    while !enough(h.state()) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no live data");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The simulator's silent camera shows in the health panel.
+    h.get_by_label_contains("car/camera/front (DiagnosticLog)");
+    // The inspector decodes the newest message of a live topic.
+    h.get_by_label("Inspector").click();
+    let start = Instant::now();
+    while h.query_by_label("message").is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "inspector shows nothing"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.get_by_label("Health").click();
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Save Recording...").click();
+    let start = Instant::now();
+    while h.state().notice.is_none() {
+        assert!(h.state().error.is_none(), "{:?}", h.state().error);
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "save did not finish"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let notice = h.state().notice.clone().unwrap_or_default();
+    assert!(notice.starts_with("Saved "), "{notice}");
+    let reader = BagReader::open(&out).expect("the saved bag opens");
+    assert!(reader.message_count() > 500);
+    let topics: Vec<&str> = reader
+        .channels()
+        .iter()
+        .map(|c| c.spec.topic.as_str())
+        .collect();
+    assert!(
+        topics.contains(&"car/imu") && topics.contains(&"car/engine"),
+        "{topics:?}"
+    );
+    let silent: Vec<&str> = reader
+        .advertised_never_published()
+        .iter()
+        .map(|a| a.topic.as_str())
+        .collect();
+    assert_eq!(silent, ["car/camera/front"]);
+    assert!(
+        reader.unstamped_messages().is_some_and(|u| u > 0),
+        "the battery is unstamped"
+    );
+}
