@@ -304,3 +304,80 @@ fn a_killed_recorder_loses_at_most_its_open_chunk_and_reindex_restores_the_rest(
         .expect("verify");
     assert!(verify.status.success(), "{}", text(&verify));
 }
+
+/// `python3` with the `zenoh` module (eclipse-zenoh on PyPI), if this machine has it.
+fn python_zenoh() -> bool {
+    Command::new("python3")
+        .args(["-c", "import zenoh"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_publisher_from_another_zenoh_implementation_is_recorded() {
+    if !python_zenoh() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but python3 cannot import zenoh (pip install eclipse-zenoh==1.10.2)"
+        );
+        eprintln!("skipped: python3 cannot import zenoh (pip install eclipse-zenoh==1.10.2)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("from-python");
+    let endpoint = free_endpoint();
+    let mut record = spawn(&[
+        "record",
+        "-o",
+        out.to_str().expect("utf-8"),
+        "--listen",
+        &endpoint,
+        "py/**",
+        "--duration",
+        "120",
+    ]);
+    wait_for_recording(&mut record);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/python_publisher.py");
+    let python = Command::new("python3")
+        .arg(&script)
+        .arg(&endpoint)
+        .output()
+        .expect("python3");
+    assert!(python.status.success(), "{}", text(&python));
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&record, "-INT");
+    let recorded = finish(record, Duration::from_secs(30));
+    assert!(recorded.status.success(), "{}", text(&recorded));
+
+    let reader = BagReader::open(&out).expect("open");
+    let count = |topic: &str| {
+        reader
+            .channels()
+            .iter()
+            .find(|c| c.spec.topic == topic)
+            .map_or(0, |c| c.message_count)
+    };
+    assert_eq!((count("py/status"), count("py/raw")), (200, 200));
+    assert_eq!(
+        reader.unstamped_messages(),
+        Some(200),
+        "py/raw has no timestamps"
+    );
+    let silent: Vec<&str> = reader
+        .advertised_never_published()
+        .iter()
+        .map(|a| a.topic.as_str())
+        .collect();
+    assert_eq!(silent, ["py/engine", "py/imu_never"]);
+    let first = payloads(&out, "py/status")
+        .into_iter()
+        .next()
+        .expect("a message");
+    assert_eq!(first, br#"{"speed": 0.0, "ok": true}"#);
+    let status = reader
+        .channels()
+        .iter()
+        .find(|c| c.spec.topic == "py/status")
+        .expect("py/status");
+    assert_eq!(status.spec.message_encoding, "json");
+}
