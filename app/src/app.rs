@@ -57,6 +57,8 @@ pub struct ConnectForm {
     pub key_expr: String,
     /// Capture cap, MiB.
     pub cap_mib: u32,
+    /// Keep what the cap evicts in a temporary bag on disk.
+    pub spill: bool,
 }
 
 impl Default for ConnectForm {
@@ -66,6 +68,7 @@ impl Default for ConnectForm {
             endpoint: "tcp/127.0.0.1:7447".into(),
             key_expr: "**".into(),
             cap_mib: 1024,
+            spill: false,
         }
     }
 }
@@ -855,6 +858,13 @@ impl Scope {
                         ui.label("Capture cap (MiB)");
                         ui.add(egui::DragValue::new(&mut form.cap_mib).range(16..=65_536));
                         ui.end_row();
+                        ui.label("");
+                        ui.checkbox(&mut form.spill, "Spill evicted messages to disk")
+                            .on_hover_text(
+                                "Keep what the cap evicts in a temporary bag, so Save Recording \
+                                 includes it",
+                            );
+                        ui.end_row();
                     });
                 connect = ui.button("Connect").clicked();
             });
@@ -862,6 +872,7 @@ impl Scope {
             let form = &self.connect_form;
             let mut options = LiveOptions::connect(form.endpoint.trim(), form.key_expr.trim());
             options.cap_bytes = (form.cap_mib as usize) << 20;
+            options.spill = form.spill;
             self.start_live(options);
             open = false;
         }
@@ -906,7 +917,14 @@ impl Scope {
                 fill * 100.0
             ));
             ui.separator();
-            ui.label(format!("evicted {}", stats.evicted));
+            if rec.capture().is_some_and(|c| c.options().spill) {
+                ui.label(format!(
+                    "evicted {} (spilled {})",
+                    stats.evicted, stats.spilled
+                ));
+            } else {
+                ui.label(format!("evicted {}", stats.evicted));
+            }
             ui.separator();
             ui.label(format!("transport drops {}", stats.transport_dropped));
             ui.separator();

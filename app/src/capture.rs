@@ -78,13 +78,39 @@ impl CaptureStore {
         publish_time_ns: Option<u64>,
         data: &[u8],
     ) -> u64 {
+        self.push_spilling(topic, log_time_ns, publish_time_ns, data, &mut |_| {})
+    }
+
+    /// As [`CaptureStore::push`], handing each message to `spill` as it leaves the ring (a
+    /// message larger than the cap goes straight to `spill`).
+    pub fn push_spilling(
+        &mut self,
+        topic: u32,
+        log_time_ns: u64,
+        publish_time_ns: Option<u64>,
+        data: &[u8],
+        spill: &mut dyn FnMut(Stored<'_>),
+    ) -> u64 {
         let cost = data.len() + RECORD_BYTES;
         if cost > self.cap_bytes || u32::try_from(data.len()).is_err() {
+            spill(Stored {
+                seq: self.end_seq(),
+                topic,
+                log_time_ns,
+                publish_time_ns,
+                data,
+            });
             self.evicted += 1;
             return 1;
         }
         let mut evicted = 0;
-        while self.held_bytes + cost > self.cap_bytes && self.evict_one() {
+        while self.held_bytes + cost > self.cap_bytes {
+            if let Some(oldest) = self.stored(0) {
+                spill(oldest);
+            }
+            if !self.evict_one() {
+                break;
+            }
             evicted += 1;
         }
         let fits = self

@@ -19,8 +19,8 @@ pub struct Args {
 /// Usage text.
 pub const USAGE: &str = "\
 usage: scope [PATH] [--screenshot-to OUT.png]
-       scope --connect ENDPOINT [--key EXPR] [--capture-mb N]
-       scope --listen ENDPOINT [--key EXPR] [--capture-mb N]
+       scope --connect ENDPOINT [--key EXPR] [--capture-mb N] [--spill]
+       scope --listen ENDPOINT [--key EXPR] [--capture-mb N] [--spill]
 
   PATH              a bag directory, a .mcap file or a rosbag2 directory
   (nothing)         the live demo: a simulated vehicle on an in-process zenoh session
@@ -28,6 +28,7 @@ usage: scope [PATH] [--screenshot-to OUT.png]
   --listen EP       capture from publishers that connect to EP, e.g. tcp/0.0.0.0:7447
   --key EXPR        what to capture (default **, everything); repeatable
   --capture-mb N    keep at most N MiB of raw messages, evicting the oldest (default 1024)
+  --spill           keep what is evicted in a temporary bag on disk, for File > Save Recording
   --screenshot-to F render one frame once loaded, write it to F (PNG) and exit";
 
 /// Parses the arguments after the program name.
@@ -35,6 +36,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut out = Args::default();
     let (mut connect, mut listen, mut keys) = (Vec::new(), Vec::new(), Vec::new());
     let mut cap_bytes = DEFAULT_CAP_BYTES;
+    let mut spill = false;
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let mut value = |what: &str| {
@@ -54,6 +56,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                     })?;
                 cap_bytes = mib.saturating_mul(1 << 20);
             }
+            "--spill" => spill = true,
             "-h" | "--help" => return Err(USAGE.to_owned()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => {
@@ -77,9 +80,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             options.key_exprs = keys;
         }
         options.cap_bytes = cap_bytes;
+        options.spill = spill;
         out.live = Some(options);
-    } else if !keys.is_empty() {
-        return Err(format!("--key needs --connect or --listen\n{USAGE}"));
+    } else if !keys.is_empty() || spill {
+        return Err(format!(
+            "--key and --spill need --connect or --listen\n{USAGE}"
+        ));
     }
     Ok(out)
 }

@@ -46,6 +46,7 @@ pub mod recording;
 pub mod save;
 pub mod screenshot;
 pub mod series;
+pub mod spill;
 pub mod source;
 pub mod timeline;
 pub mod topic_data;

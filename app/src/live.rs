@@ -16,6 +16,7 @@ use decode::{Plan, Row, SchemaSource, compile};
 
 use crate::capture::{CaptureStore, DEFAULT_CAP_BYTES};
 use crate::source::{DataSource, Health, MessageView, SourceSummary, TimeWindow, TopicInfo};
+use crate::spill::Spill;
 use crate::topic_data::{Batch, Latency};
 
 /// What to capture.
@@ -29,6 +30,8 @@ pub struct LiveOptions {
     pub cap_bytes: usize,
     /// Also run the simulated vehicle on the same session (the demo).
     pub simulate: bool,
+    /// Keep what the ring evicts in a temporary bag on disk, for Save Recording.
+    pub spill: bool,
 }
 
 impl LiveOptions {
@@ -39,6 +42,7 @@ impl LiveOptions {
             key_exprs: vec![key_expr.to_string()],
             cap_bytes: DEFAULT_CAP_BYTES,
             simulate: false,
+            spill: false,
         }
     }
 
@@ -49,6 +53,7 @@ impl LiveOptions {
             key_exprs: vec!["car/**".into()],
             cap_bytes: DEFAULT_CAP_BYTES,
             simulate: true,
+            spill: false,
         }
     }
 
@@ -56,6 +61,12 @@ impl LiveOptions {
     pub fn describe(&self) -> String {
         if self.simulate {
             "Live demo (simulated vehicle)".into()
+        } else if self.spill {
+            format!(
+                "Live: {} ({}; spilling to disk)",
+                self.key_exprs.join(" "),
+                self.session.describe()
+            )
         } else {
             format!(
                 "Live: {} ({})",
@@ -99,6 +110,12 @@ pub struct LiveStats {
     pub cap_bytes: usize,
     /// Messages evicted from the ring.
     pub evicted: u64,
+    /// Of those, messages kept in the spill bag on disk.
+    pub spilled: u64,
+    /// Messages the spill bag failed to take (lost), and why.
+    pub spill_failed: u64,
+    /// The spill bag's first error.
+    pub spill_error: Option<String>,
     /// Messages the transport queue dropped before the ring (the capture fell behind).
     pub transport_dropped: u64,
     /// Messages received without a timestamp.
@@ -120,6 +137,8 @@ pub struct LiveShared {
     pub stats: Mutex<LiveStats>,
     /// The channel each topic is recorded as, by topic id.
     specs: Mutex<Vec<ChannelSpec>>,
+    /// Where evicted messages go, when spilling.
+    spill: Mutex<Option<Spill>>,
     summary: SourceSummary,
 }
 
@@ -141,6 +160,11 @@ impl LiveShared {
     /// The topics, copied.
     pub fn topics(&self) -> Vec<TopicInfo> {
         lock(&self.topics).clone()
+    }
+
+    /// The spill bag, locked (lock the store first when taking both).
+    pub fn spill(&self) -> MutexGuard<'_, Option<Spill>> {
+        lock(&self.spill)
     }
 
     /// The channel each topic is saved as, by topic id.
@@ -215,6 +239,7 @@ impl LiveCapture {
             store: Mutex::new(CaptureStore::new(options.cap_bytes)),
             topics: Mutex::new(Vec::new()),
             specs: Mutex::new(Vec::new()),
+            spill: Mutex::new(None),
             stats: Mutex::new(LiveStats {
                 cap_bytes: options.cap_bytes,
                 ..LiveStats::default()
@@ -329,10 +354,14 @@ fn run(
     } else {
         None
     };
+    if options.spill {
+        *shared.spill() = Some(Spill::create()?);
+    }
     lock(&shared.stats).connected = true;
     repaint();
 
     let mut topics: Vec<TopicState> = Vec::new();
+    let mut specs: Vec<ChannelSpec> = Vec::new();
     let mut row = Row::new();
     let mut batch: Vec<LiveMessage> = Vec::new();
     let mut last_flush = Instant::now();
@@ -364,6 +393,7 @@ fn run(
                     latencies: Vec::new(),
                     next_latency: 0,
                 });
+                specs.push(spec.clone());
                 lock(&shared.specs).push(spec);
                 lock(&shared.topics).push(info.clone());
                 let _ = tx.send(LiveEvent::Topic(info));
@@ -371,8 +401,19 @@ fn run(
         }
         if !batch.is_empty() {
             let mut store = shared.store();
+            let mut spill = shared.spill();
             for m in &batch {
-                store.push(m.topic, m.log_time_ns, m.publish_time_ns, &m.data);
+                store.push_spilling(
+                    m.topic,
+                    m.log_time_ns,
+                    m.publish_time_ns,
+                    &m.data,
+                    &mut |old| {
+                        if let Some(spill) = spill.as_mut() {
+                            spill.write(specs.get(old.topic as usize), old);
+                        }
+                    },
+                );
             }
         }
         for m in batch.drain(..) {
@@ -401,6 +442,10 @@ fn run(
                 let store = shared.store();
                 (store.held_bytes(), store.evicted(), store.oldest_time_ns())
             };
+            let (spilled, spill_failed, spill_error) =
+                shared.spill().as_ref().map_or((0, 0, None), |s| {
+                    (s.written(), s.failed(), s.error().map(str::to_owned))
+                });
             let links = if links_checked.elapsed() >= Duration::from_secs(1) {
                 links_checked = Instant::now();
                 Some(count_links(&session))
@@ -417,6 +462,9 @@ fn run(
                 stats.received = received;
                 stats.held_bytes = held;
                 stats.evicted = evicted;
+                stats.spilled = spilled;
+                stats.spill_failed = spill_failed;
+                stats.spill_error = spill_error;
                 stats.transport_dropped = queue.dropped();
                 stats.unstamped = unstamped;
                 stats.oldest_ns = oldest;

@@ -202,7 +202,9 @@ impl Recording {
             }
         }
         let health = &mut self.summary.health;
-        health.dropped_messages = Some(stats.evicted + stats.transport_dropped);
+        // Evicted messages kept by the spill bag are not lost.
+        health.dropped_messages =
+            Some(stats.evicted.saturating_sub(stats.spilled) + stats.transport_dropped);
         health.unstamped_messages = Some(stats.unstamped);
         health.never_published = stats
             .advertised

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bag::{BagSummary, BagWriter, ChannelId, WriteOptions};
 
 use crate::live::LiveShared;
+use crate::spill::copy_spilled;
 
 /// Messages written per lock of the store.
 const SLICE: u64 = 4_096;
@@ -22,24 +23,39 @@ pub struct SaveProgress {
 
 /// Writes what the capture holds into a new bag at `dir`.
 ///
-/// `dropped_messages` in its index = messages evicted from the capture before or during the
-/// save + messages the transport queue dropped; advertised topics that never published are
-/// listed.
+/// `dropped_messages` in its index = messages evicted from the capture (and not kept by the
+/// spill bag) before or during the save + messages the transport queue dropped; advertised
+/// topics that never published are listed.
 pub fn save_capture(
     shared: &LiveShared,
     dir: &Path,
     progress: &SaveProgress,
 ) -> Result<BagSummary, String> {
     let fail = |e: bag::BagError| format!("saving to {}: {e}", dir.display());
-    let (mut cursor, end, evicted_before) = {
+    // One consistent cut: the ring's range and, when spilling, everything spilled before it.
+    let (mut cursor, end, evicted_before, spilled) = {
         let store = shared.store();
-        (store.first_seq(), store.end_seq(), store.evicted())
+        let mut spill = shared.spill();
+        let spilled = match spill.as_mut() {
+            Some(s) => {
+                s.flush()?;
+                Some((s.dir().to_path_buf(), s.written()))
+            }
+            None => None,
+        };
+        (store.first_seq(), store.end_seq(), store.evicted(), spilled)
     };
     let start = cursor;
     let stats = shared.stats();
     progress.total.store(end - start, Ordering::Relaxed);
     let mut writer = BagWriter::create(dir, WriteOptions::new()).map_err(fail)?;
     let topics = shared.channel_specs();
+    // What the ring evicted, from the spill bag, comes first; what it could not keep is lost.
+    let mut lost_before = evicted_before;
+    if let Some((spill_dir, count)) = &spilled {
+        let copied = copy_spilled(spill_dir, *count, &mut writer)?;
+        lost_before = evicted_before.saturating_sub(copied);
+    }
     let mut channels: Vec<Option<ChannelId>> = vec![None; topics.len()];
     let mut lost_during_save = 0u64;
     let mut failure = None;
@@ -74,7 +90,7 @@ pub fn save_capture(
     if let Some(e) = failure {
         return Err(e);
     }
-    writer.add_dropped(evicted_before + stats.transport_dropped + lost_during_save);
+    writer.add_dropped(lost_before + stats.transport_dropped + lost_during_save);
     for a in &stats.advertised {
         writer.advertise(&a.topic, &a.schema);
     }

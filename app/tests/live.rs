@@ -185,6 +185,47 @@ fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
     assert_eq!(reader.dropped_messages(), Some(evicted));
 }
 
+#[test]
+fn with_spill_to_disk_the_saved_capture_keeps_what_the_cap_evicted() {
+    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let (session, mut options) = publisher_and_capture_options(per_message * 100);
+    options.spill = true;
+    let capture = LiveCapture::start(options, Arc::new(|| {}));
+    let n = 1_000;
+    let sent = publish_engine(&session, n);
+    wait_until("every sample", Duration::from_secs(20), || {
+        capture.shared().store().end_seq() == n
+    });
+    let evicted = capture.shared().store().evicted();
+    assert!(evicted >= 850, "evicted {evicted}");
+    let spill_dir = capture
+        .shared()
+        .spill()
+        .as_ref()
+        .map(|s| s.dir().to_path_buf())
+        .expect("spilling");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("saved");
+    let summary = save_capture(capture.shared(), &out, &SaveProgress::default()).expect("save");
+    assert_eq!(summary.dropped_messages, 0, "nothing was truly lost");
+    assert_eq!(summary.message_count, n);
+    assert_eq!(
+        read_all(&out),
+        sent,
+        "spilled then held, byte for byte, in order"
+    );
+    drop(capture);
+    let start = Instant::now();
+    while spill_dir.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the spill bag was not removed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn dialog_returning(path: PathBuf) -> PickPath {
     Arc::new(move |_| Some(path.clone()))
 }
