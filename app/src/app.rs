@@ -116,6 +116,9 @@ pub struct Scope {
     default_layout: bool,
     /// Live view follows the newest data (off: paused, free to scrub).
     pub follow: bool,
+    /// The window following asked the plots for this frame (`None`: not following at the
+    /// start of this frame).
+    follow_range: Option<(f64, f64)>,
     /// File > Connect.
     pub connect_form: ConnectForm,
     save: Option<SaveJob>,
@@ -155,6 +158,7 @@ impl Scope {
             screenshot: None,
             default_layout: false,
             follow: true,
+            follow_range: None,
             connect_form: ConnectForm::default(),
             save: None,
             save_pick: None,
@@ -476,6 +480,7 @@ impl Scope {
                 self.default_layout = false;
             }
         }
+        self.follow_range = None;
         if let Some(rec) = &self.recording
             && rec.capture().is_some()
         {
@@ -483,8 +488,9 @@ impl Scope {
                 let t1 = rec.t1_ns();
                 self.playback.playhead_ns = t1;
                 let end = (t1.saturating_sub(rec.t0_ns())) as f64 / 1e9;
-                self.view.pending_x_range_s =
-                    Some(((end - FOLLOW_WINDOW_S).max(0.0), end.max(1e-3)));
+                let range = ((end - FOLLOW_WINDOW_S).max(0.0), end.max(1e-3));
+                self.view.pending_x_range_s = Some(range);
+                self.follow_range = Some(range);
             }
             ctx.request_repaint_after(Duration::from_millis(100));
         }
@@ -829,7 +835,38 @@ impl Scope {
             layout.plots.remove(p);
             self.focused_plot = None;
         }
+        self.stop_following_on_user_move(&ctx);
         self.finish_screenshot(&ctx);
+    }
+
+    /// Scrubbing, stepping, or zooming and panning a plot while following a live capture
+    /// pauses following, so the view stays where the user put it.
+    fn stop_following_on_user_move(&mut self, ctx: &egui::Context) {
+        let Some(rec) = &self.recording else {
+            return;
+        };
+        // Only a frame that started out following can be moved away from the newest data.
+        if !self.follow || self.follow_range.is_none() || rec.capture().is_none() {
+            return;
+        }
+        if self.playback.playhead_ns != rec.t1_ns() {
+            self.follow = false;
+            return;
+        }
+        let (scrolled, dragged) = ctx.input(|i| {
+            (
+                i.smooth_scroll_delta != egui::Vec2::ZERO || i.zoom_delta() != 1.0,
+                i.pointer.is_decidedly_dragging(),
+            )
+        });
+        if let (true, Some(want), Some(got)) =
+            (scrolled || dragged, self.follow_range, self.view.x_range_s)
+        {
+            let tolerance = (want.1 - want.0).abs() * 1e-3;
+            if (want.0 - got.0).abs() > tolerance || (want.1 - got.1).abs() > tolerance {
+                self.follow = false;
+            }
+        }
     }
 
     fn connect_ui(&mut self, ctx: &egui::Context) {

@@ -249,6 +249,24 @@ fn file_save_recording_writes_the_live_demo_as_a_bag() {
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Following: the playhead sits on the newest message, and the status bar says so.
+    assert!(h.state().follow);
+    let newest = h.state().recording().map(|r| r.t1_ns());
+    assert_eq!(Some(h.state().playback.playhead_ns), newest);
+    h.get_by_label_contains("msg/s");
+    h.get_by_label_contains("evicted 0");
+    // Space pauses following; the view then stays where it is while data keeps coming.
+    h.key_press(egui::Key::Space);
+    h.run_steps(2);
+    assert!(!h.state().follow);
+    let paused_at = h.state().playback.playhead_ns;
+    std::thread::sleep(Duration::from_millis(300));
+    h.run_steps(3);
+    assert_eq!(h.state().playback.playhead_ns, paused_at);
+    assert!(h.state().recording().is_some_and(|r| r.t1_ns() > paused_at));
+    h.get_by_label("Follow").click();
+    h.run_steps(2);
+    assert!(h.state().follow);
     // The simulator's silent camera shows in the health panel.
     h.get_by_label_contains("car/camera/front (DiagnosticLog)");
     // The inspector decodes the newest message of a live topic.
