@@ -56,7 +56,26 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             }
         }
         ui.separator();
-        ui.label(RichText::new("Parts").strong());
+        if recording.capture().is_some() {
+            let stats = recording.live_stats();
+            ui.label(RichText::new("Capture").strong());
+            ui.label(format!("{} messages received", stats.received));
+            let evicted = if stats.spilled > 0 {
+                format!(
+                    "{} evicted from the buffer, {} of them kept on disk",
+                    stats.evicted, stats.spilled
+                )
+            } else {
+                format!("{} evicted from the buffer", stats.evicted)
+            };
+            ui.label(evicted);
+            ui.label(format!("{} dropped by the transport queue", stats.transport_dropped));
+            if let Some(e) = &stats.spill_error {
+                ui.add(egui::Label::new(RichText::new(format!("Spill: {e}")).small().color(warn)).wrap());
+            }
+        } else {
+            ui.label(RichText::new("Parts").strong());
+        }
         for part in &health.parts {
             let color = match part.state {
                 "complete" => ui.visuals().text_color(),
@@ -101,7 +120,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 ui.end_row();
             }
         });
-        if let Some(t) = recording.load_time {
+        if let Some(t) = recording.load_time.filter(|_| recording.capture().is_none()) {
             ui.separator();
             ui.label(RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3)).small().weak());
         }

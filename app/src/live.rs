@@ -494,13 +494,15 @@ fn count_links(session: &bag::live::Session) -> usize {
 }
 
 fn decode_into(t: &mut TopicState, m: &LiveMessage, row: &mut Row) {
-    let latency =
-        (i128::from(m.log_time_ns) - i128::from(m.publish_time_ns.unwrap_or(m.log_time_ns))) as i64;
-    if t.latencies.len() < LATENCY_WINDOW {
-        t.latencies.push(latency);
-    } else if let Some(slot) = t.latencies.get_mut(t.next_latency) {
-        *slot = latency;
-        t.next_latency = (t.next_latency + 1) % LATENCY_WINDOW;
+    // An unstamped sample says nothing about latency.
+    if let Some(publish) = m.publish_time_ns {
+        let latency = (i128::from(m.log_time_ns) - i128::from(publish)) as i64;
+        if t.latencies.len() < LATENCY_WINDOW {
+            t.latencies.push(latency);
+        } else if let Some(slot) = t.latencies.get_mut(t.next_latency) {
+            *slot = latency;
+            t.next_latency = (t.next_latency + 1) % LATENCY_WINDOW;
+        }
     }
     let batch = &mut t.pending;
     batch.times_ns.push(m.log_time_ns);
