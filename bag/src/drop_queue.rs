@@ -16,7 +16,8 @@ struct State<T> {
     closed: bool,
 }
 
-/// A bounded multi-producer queue that evicts its oldest items instead of blocking.
+/// A bounded multi-producer, single-consumer queue that evicts its oldest items instead of
+/// blocking.
 pub struct DropQueue<T> {
     state: Mutex<State<T>>,
     ready: Condvar,
@@ -65,8 +66,13 @@ impl<T> DropQueue<T> {
         state.dropped += evicted;
         state.bytes += bytes;
         state.items.push_back((item, bytes));
+        // The consumer only waits on an empty queue, so only the first item needs to wake it;
+        // a wake-up per item would cost a system call per message.
+        let was_empty = state.items.len() == 1;
         drop(state);
-        self.ready.notify_one();
+        if was_empty {
+            self.ready.notify_one();
+        }
         evicted
     }
 
