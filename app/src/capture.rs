@@ -1,6 +1,7 @@
 //! The live capture's raw messages: a ring bounded by bytes that evicts the oldest whole
 //! messages and counts them. Payloads sit back to back in 1 MiB blocks with a 32-byte record
-//! per message, so a 200-byte message costs about 1.16 bytes per payload byte.
+//! per message, so a 200-byte message costs about 1.17 bytes per payload byte once the ring is
+//! full (see `benches/capture.rs`).
 
 use std::collections::VecDeque;
 
@@ -113,6 +114,9 @@ impl CaptureStore {
             }
             evicted += 1;
         }
+        if evicted > 0 {
+            self.trim_records();
+        }
         let fits = self
             .blocks
             .back()
@@ -143,6 +147,19 @@ impl CaptureStore {
         });
         self.held_bytes += cost;
         evicted
+    }
+
+    /// Once the ring is full its record count stays about the same, but the deque grew by
+    /// doubling on the way there and may hold up to twice the room it needs: give it back,
+    /// checking only every few thousand evictions.
+    fn trim_records(&mut self) {
+        if !self.evicted.is_multiple_of(4_096) {
+            return;
+        }
+        let len = self.records.len();
+        if self.records.capacity() > len + len / 4 + 1_024 {
+            self.records.shrink_to(len + len / 16);
+        }
     }
 
     fn evict_one(&mut self) -> bool {
@@ -281,6 +298,18 @@ mod tests {
         assert_eq!(held.first(), Some(&(15, vec![15u8; 200])));
         assert_eq!(held.last(), Some(&(24, vec![24u8; 200])));
         assert_eq!(store.seq_at(20), 20);
+    }
+
+    #[test]
+    fn a_full_ring_of_small_messages_allocates_little_more_than_their_payload() {
+        let cap = 32 << 20;
+        let mut store = CaptureStore::new(cap);
+        for i in 0..(3 * cap / 200) as u64 {
+            store.push(0, i, Some(i), &[1u8; 200]);
+        }
+        let payload = store.len() * 200;
+        let ratio = store.allocated_bytes() as f64 / payload as f64;
+        assert!(ratio <= 1.25, "{ratio:.3} bytes allocated per payload byte");
     }
 
     #[test]
