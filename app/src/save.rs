@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use bag::live::RECORD_COMPRESSION_LEVEL;
 use bag::{BagSummary, BagWriter, ChannelId, WriteOptions};
 
 use crate::live::LiveShared;
@@ -48,7 +49,11 @@ pub fn save_capture(
     let start = cursor;
     let stats = shared.stats();
     progress.total.store(end - start, Ordering::Relaxed);
-    let mut writer = BagWriter::create(dir, WriteOptions::new()).map_err(fail)?;
+    let mut writer = BagWriter::create(
+        dir,
+        WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL),
+    )
+    .map_err(fail)?;
     let topics = shared.channel_specs();
     // What the ring evicted, from the spill bag, comes first; what it could not keep is lost.
     let mut lost_before = evicted_before;

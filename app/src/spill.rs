@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use bag::live::RECORD_COMPRESSION_LEVEL;
 use bag::{BagReader, BagWriter, ChannelId, ChannelSpec, ReadFilter, WriteOptions};
 
 use crate::capture::Stored;
@@ -40,8 +41,11 @@ impl Spill {
         std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
         let stamp = bag::live::now_ns();
         let dir = root.join(format!("capture-{}-{stamp}", std::process::id()));
-        let writer = BagWriter::create(&dir, WriteOptions::new())
-            .map_err(|e| format!("creating the spill bag {}: {e}", dir.display()))?;
+        let writer = BagWriter::create(
+            &dir,
+            WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL),
+        )
+        .map_err(|e| format!("creating the spill bag {}: {e}", dir.display()))?;
         Ok(Spill {
             dir,
             writer: Some(writer),

@@ -4,8 +4,8 @@
 //! and waits until the other side has them all:
 //! - `bare`: a zenoh subscriber whose callback only counts;
 //! - `record`: our [`Subscription`] into a bounded [`DropQueue`] (16 MiB), drained by a
-//!   [`Recorder`] into a zstd [`BagWriter`]. An iteration that drops anything panics, so the
-//!   time reported is a zero-drop rate.
+//!   [`Recorder`] into a [`BagWriter`] at `bag record`'s zstd level. An iteration that
+//!   drops anything panics, so the time reported is a zero-drop rate.
 //!
 //! The ratio bare/record of the medians is the recorder's zero-drop rate as a share of what
 //! the link delivers (issue 6 asks for >= 0.8).
@@ -15,7 +15,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use bag::live::{LiveMessage, LivePublisher, Recorder, SessionOptions, Subscription};
+use bag::live::{
+    LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, SessionOptions, Subscription,
+};
 use bag::{BagWriter, DropQueue, WriteOptions};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use zenoh::Wait;
@@ -88,7 +90,9 @@ fn bench_record(c: &mut Criterion) {
             Arc::clone(&queue),
         )
         .expect("subscribe");
-        let writer = BagWriter::create(dir.path().join("bag"), WriteOptions::new()).expect("bag");
+        // As `bag record` writes.
+        let options = WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL);
+        let writer = BagWriter::create(dir.path().join("bag"), options).expect("bag");
         let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
         let publisher = LivePublisher::with_encoding(&publisher_side, "bench/rec", "zenoh/bytes")
             .expect("publisher");

@@ -14,6 +14,8 @@ struct State<T> {
     bytes: usize,
     dropped: u64,
     closed: bool,
+    /// The consumer is blocked in `pop_timeout`.
+    consumer_waiting: bool,
 }
 
 /// A bounded multi-producer, single-consumer queue that evicts its oldest items instead of
@@ -34,6 +36,7 @@ impl<T> DropQueue<T> {
                 bytes: 0,
                 dropped: 0,
                 closed: false,
+                consumer_waiting: false,
             }),
             ready: Condvar::new(),
             max_items: max_items.max(1),
@@ -66,11 +69,11 @@ impl<T> DropQueue<T> {
         state.dropped += evicted;
         state.bytes += bytes;
         state.items.push_back((item, bytes));
-        // The consumer only waits on an empty queue, so only the first item needs to wake it;
-        // a wake-up per item would cost a system call per message.
-        let was_empty = state.items.len() == 1;
+        // The consumer only waits on an empty queue, so only the first item needs to wake it,
+        // and only if it is waiting: a wake-up costs a system call.
+        let wake = state.items.len() == 1 && state.consumer_waiting;
         drop(state);
-        if was_empty {
+        if wake {
             self.ready.notify_one();
         }
         evicted
@@ -79,11 +82,16 @@ impl<T> DropQueue<T> {
     /// Takes the oldest item, waiting up to `timeout` for one. `None` on timeout, or when the
     /// queue is closed and empty.
     pub fn pop_timeout(&self, timeout: Duration) -> Option<T> {
-        let state = self.lock();
-        let (mut state, _) = self
-            .ready
-            .wait_timeout_while(state, timeout, |s| s.items.is_empty() && !s.closed)
-            .unwrap_or_else(|e| e.into_inner());
+        let mut state = self.lock();
+        if state.items.is_empty() && !state.closed && !timeout.is_zero() {
+            state.consumer_waiting = true;
+            state = self
+                .ready
+                .wait_timeout_while(state, timeout, |s| s.items.is_empty() && !s.closed)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            state.consumer_waiting = false;
+        }
         let (item, bytes) = state.items.pop_front()?;
         state.bytes -= bytes;
         Some(item)

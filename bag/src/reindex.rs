@@ -120,7 +120,7 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         .find_map(|c| c.parse::<Compression>().ok())
         .unwrap_or_default();
     let file = fs::File::create(&tmp).map_err(|e| BagError::io("creating", &tmp, e))?;
-    let mut writer = part_write_options(compression)
+    let mut writer = part_write_options(compression, 0)
         .create(BufWriter::new(file))
         .map_err(|e| BagError::mcap(&tmp, e))?;
 

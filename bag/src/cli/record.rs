@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bag::live::{Recorder, Subscription};
+use bag::live::{RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
 use bag::{BagWriter, Compression, DropQueue, WriteOptions};
 use clap::Args;
 use zenoh::Wait;
@@ -28,6 +28,10 @@ pub struct RecordArgs {
     /// Chunk compression: zstd, lz4 or none.
     #[arg(long, default_value = "zstd")]
     compression: Compression,
+    /// Compression level (zstd: 1 to 19; 0 is zstd's default, 3). The default, 1, is the
+    /// fastest, so the recorder keeps up with the most traffic.
+    #[arg(long, value_name = "LEVEL", default_value_t = RECORD_COMPRESSION_LEVEL)]
+    compression_level: u32,
     /// Start a new part after this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     split_size: u64,
@@ -46,6 +50,7 @@ pub struct RecordArgs {
 pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
     let mut options = WriteOptions::new()
         .compression(args.compression)
+        .compression_level(args.compression_level)
         .part_max_bytes(Some(args.split_size.max(1) << 20));
     if let Some(secs) = args.split_duration {
         anyhow::ensure!(secs > 0.0, "--split-duration must be positive");

@@ -1,0 +1,125 @@
+//! The record-rate ratio of `benches/live.rs` on a noisy machine: bursts to a bare subscriber
+//! and to the recorder alternate, so both see the same load, and the medians are compared.
+//! `cargo run --release -p bag --features live --example record_ratio [ROUNDS]`.
+//!
+//! Each round publishes 50,000 messages of 200 bytes as fast as a blocking publisher can, once
+//! to a subscriber whose callback only counts and once to our [`Subscription`] drained by a
+//! [`Recorder`] at `bag record`'s settings; a recorder round that drops anything fails.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bag::live::{
+    LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, SessionOptions, Subscription,
+};
+use bag::{BagWriter, DropQueue, WriteOptions};
+use zenoh::Wait;
+
+const BURST: u64 = 50_000;
+const PAYLOAD: usize = 200;
+
+fn wait_for(mut done: impl FnMut() -> bool) -> anyhow::Result<()> {
+    let start = Instant::now();
+    while !done() {
+        anyhow::ensure!(start.elapsed() < Duration::from_secs(120), "stalled");
+        std::hint::spin_loop();
+    }
+    Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn main() -> anyhow::Result<()> {
+    let rounds: usize = std::env::args().nth(1).map_or(Ok(25), |a| a.parse())?;
+    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let endpoint = format!("tcp/127.0.0.1:{port}");
+    let publisher_side = SessionOptions::listening(&endpoint).open()?;
+    let subscriber_side = SessionOptions::connecting(&endpoint).open()?;
+    let payload = vec![0x5au8; PAYLOAD];
+
+    let count = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&count);
+    let _bare_sub = subscriber_side
+        .declare_subscriber("bench/bare")
+        .callback(move |_| {
+            counter.fetch_add(1, Ordering::Relaxed);
+        })
+        .wait()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let bare = LivePublisher::with_encoding(&publisher_side, "bench/bare", "zenoh/bytes")?;
+
+    let dir = tempfile::tempdir()?;
+    let queue = Arc::new(DropQueue::<LiveMessage>::new(usize::MAX, 16 << 20));
+    let subscription = Subscription::start(
+        &subscriber_side,
+        &["bench/rec".to_string()],
+        Arc::clone(&queue),
+    )?;
+    let options = WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL);
+    let writer = BagWriter::create(dir.path().join("bag"), options)?;
+    let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
+    let rec = LivePublisher::with_encoding(&publisher_side, "bench/rec", "zenoh/bytes")?;
+    wait_for(|| bare.has_subscribers() && rec.has_subscribers())?;
+
+    let (mut bare_ms, mut record_ms) = (Vec::new(), Vec::new());
+    for round in 0..=rounds {
+        let start = Instant::now();
+        let target = count.load(Ordering::Relaxed) + BURST;
+        for _ in 0..BURST {
+            bare.put(payload.clone())?;
+        }
+        wait_for(|| count.load(Ordering::Relaxed) >= target)?;
+        let bare_took = start.elapsed();
+
+        let start = Instant::now();
+        let target = recorder.stats().messages + BURST;
+        std::thread::scope(|s| -> anyhow::Result<()> {
+            let publishing = s.spawn(|| -> anyhow::Result<()> {
+                for _ in 0..BURST {
+                    rec.put(payload.clone())?;
+                }
+                Ok(())
+            });
+            while recorder.stats().messages < target {
+                recorder.pump(&queue, Duration::from_millis(10))?;
+            }
+            publishing
+                .join()
+                .map_err(|_| anyhow::anyhow!("publisher panicked"))?
+        })?;
+        let record_took = start.elapsed();
+        anyhow::ensure!(
+            recorder.stats().dropped == 0,
+            "the recorder dropped messages"
+        );
+        // Round 0 warms up.
+        if round > 0 {
+            bare_ms.push(bare_took.as_secs_f64() * 1e3);
+            record_ms.push(record_took.as_secs_f64() * 1e3);
+        }
+    }
+    drop(subscription);
+    recorder.finish(&[])?;
+    let ratios: Vec<f64> = bare_ms.iter().zip(&record_ms).map(|(b, r)| b / r).collect();
+    let (b, r) = (median(bare_ms), median(record_ms));
+    println!("{rounds} rounds of {BURST} x {PAYLOAD} B, medians:");
+    println!(
+        "  bare subscriber: {b:.1} ms ({:.0} msg/s)",
+        BURST as f64 / b * 1e3
+    );
+    println!(
+        "  recorder:        {r:.1} ms ({:.0} msg/s)",
+        BURST as f64 / r * 1e3
+    );
+    println!(
+        "  record rate / bare rate: {:.3} (median of per-round ratios {:.3})",
+        b / r,
+        median(ratios)
+    );
+    Ok(())
+}
