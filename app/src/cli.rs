@@ -12,18 +12,22 @@ pub struct Args {
     pub path: Option<PathBuf>,
     /// Capture live data instead (`--connect` / `--listen`).
     pub live: Option<LiveOptions>,
+    /// Open the built-in demo recording (`--demo-recording`).
+    pub demo_recording: bool,
     /// Render one frame to this PNG and exit.
     pub screenshot_to: Option<PathBuf>,
 }
 
 /// Usage text.
 pub const USAGE: &str = "\
-usage: scope [PATH] [--screenshot-to OUT.png]
+usage: scope [PATH | --demo-recording] [--screenshot-to OUT.png]
        scope --connect ENDPOINT [--key EXPR] [--capture-mb N] [--spill]
        scope --listen ENDPOINT [--key EXPR] [--capture-mb N] [--spill]
 
   PATH              a bag directory, a .mcap file or a rosbag2 directory
   (nothing)         the live demo: a simulated vehicle on an in-process zenoh session
+  --demo-recording  the recorded demo: 3 minutes of the simulated drive, written to a
+                    temporary bag with a real recording's flaws (drops, a torn part)
   --connect EP      capture live zenoh data from endpoint EP, e.g. tcp/192.168.1.10:7447
   --listen EP       capture from publishers that connect to EP, e.g. tcp/0.0.0.0:7447
   --key EXPR        what to capture (default **, everything); repeatable
@@ -57,6 +61,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 cap_bytes = mib.saturating_mul(1 << 20);
             }
             "--spill" => spill = true,
+            "--demo-recording" => out.demo_recording = true,
             "-h" | "--help" => return Err(USAGE.to_owned()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => {
@@ -67,8 +72,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             }
         }
     }
+    if out.demo_recording && out.path.is_some() {
+        return Err(format!(
+            "open a recording or the demo recording, not both\n{USAGE}"
+        ));
+    }
     if !connect.is_empty() || !listen.is_empty() {
-        if out.path.is_some() {
+        if out.path.is_some() || out.demo_recording {
             return Err(format!(
                 "open a recording or capture live data, not both\n{USAGE}"
             ));
@@ -106,6 +116,8 @@ mod tests {
         assert!(a.live.is_none());
         assert!(args(&["--screenshot-to"]).is_err());
         assert!(args(&["--bogus"]).is_err());
+        assert!(args(&["--demo-recording"]).expect("parses").demo_recording);
+        assert!(args(&["bag", "--demo-recording"]).is_err(), "both");
     }
 
     #[test]

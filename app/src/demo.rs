@@ -17,7 +17,8 @@ pub const DEMO_TOPICS: &[(&str, &str, f64)] = &[
     ("car/diagnostics", "DiagnosticLog", 0.2),
 ];
 
-/// Messages the demo's recorder "dropped" (written into metadata.yaml).
+/// IMU messages the demo's recorder "dropped": missing from the recording, counted in
+/// metadata.yaml.
 pub const DEMO_DROPPED: u64 = 37;
 
 /// How the demo is shaped.
@@ -66,6 +67,10 @@ pub fn write_demo(dir: &Path, options: DemoOptions) -> Result<PathBuf, String> {
         channels.push((id, registry, rate, 0u64));
     }
     writer.advertise("car/camera/front", "DiagnosticLog");
+    // The recorder "drops" DEMO_DROPPED IMU messages a little past the middle: a silence in
+    // that topic, which the scope finds, and the count metadata.yaml carries.
+    let imu_gap_start = (options.duration_secs * 0.53 * 200.0) as u64;
+    let imu_gap = imu_gap_start..imu_gap_start + DEMO_DROPPED;
     // Every topic's next due time; merge them in time order.
     let mut next: Vec<f64> = vec![0.0; channels.len()];
     while let Some((i, &t)) = next.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)) {
@@ -85,7 +90,9 @@ pub fn write_demo(dir: &Path, options: DemoOptions) -> Result<PathBuf, String> {
         } else {
             Some(log_ns.saturating_sub(lag_ns))
         };
-        writer.write(*id, log_ns, publish, &bytes).map_err(err)?;
+        if !(*registry == "Imu" && imu_gap.contains(seq)) {
+            writer.write(*id, log_ns, publish, &bytes).map_err(err)?;
+        }
         *seq += 1;
         if let Some(n) = next.get_mut(i) {
             *n = *seq as f64 / *rate;

@@ -2,7 +2,9 @@
 
 use egui::{Color32, RichText};
 
+use crate::format::format_relative;
 use crate::recording::Recording;
+use crate::topic_data::{GAP_PERIODS, Gap};
 
 /// The sentence shown when the recorder dropped messages.
 pub const GAPS_SENTENCE: &str = "This recording has gaps.";
@@ -55,6 +57,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 ui.label(format!("  {topic} ({schema})"));
             }
         }
+        gaps_ui(ui, recording, warn);
         ui.separator();
         if recording.capture().is_some() {
             let stats = recording.live_stats();
@@ -125,4 +128,44 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             ui.label(RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3)).small().weak());
         }
     });
+}
+
+/// Topics that fell silent for many of their typical periods (lost messages show up here even
+/// when the recorder did not count them).
+fn gaps_ui(ui: &mut egui::Ui, recording: &Recording, warn: Color32) {
+    let t0 = recording.t0_ns();
+    let topics: Vec<(&str, u64, Gap)> = recording
+        .summary()
+        .topics
+        .iter()
+        .enumerate()
+        .filter_map(|(i, topic)| {
+            let data = recording.data(i)?;
+            Some((topic.topic.as_str(), data.gap_count, data.longest_gap()?))
+        })
+        .collect();
+    if topics.is_empty() {
+        if recording.loaded() {
+            ui.label("Gaps inside topics: none").on_hover_text(format!(
+                "No topic fell silent for more than {GAP_PERIODS} of its typical periods."
+            ));
+        }
+        return;
+    }
+    ui.label(RichText::new(format!("Gaps inside topics: {}", topics.len())).color(warn))
+        .on_hover_text(format!(
+            "A topic that publishes steadily sent nothing for more than {GAP_PERIODS} of its typical periods. The ticks under the timeline mark them."
+        ));
+    for (topic, count, longest) in topics {
+        let gaps = if count == 1 {
+            "1 gap".to_owned()
+        } else {
+            format!("{count} gaps")
+        };
+        ui.label(format!(
+            "  {topic}: {gaps}, longest {:.3} s at t = {}",
+            longest.secs(),
+            format_relative(longest.from_ns, t0)
+        ));
+    }
 }

@@ -426,6 +426,7 @@ fn join(pieces: Vec<Piece>) -> TopicData {
     }
     data.times_ns.shrink_to_fit();
     data.time_levels = crate::topic_data::time_levels(&data.times_ns);
+    (data.gaps, data.gap_count) = crate::topic_data::find_gaps(&data.times_ns);
     data.latency = Latency::from_ns(&mut latencies);
     data.fields = leaves
         .into_iter()
@@ -496,6 +497,18 @@ mod tests {
         let one = load(&source, &[TimeWindow::ALL]);
         let many = load(&source, &windows);
         assert!(one.iter().flatten().any(|d| d.torn_messages > 0));
+        // The demo's dropped IMU messages are the only silence in it.
+        let topics = &source.summary().topics;
+        for (topic, data) in topics.iter().zip(one.iter().flatten()) {
+            if topic.topic == "car/imu" {
+                assert_eq!(data.gap_count, 1);
+                let secs = data.longest_gap().map(|g| g.secs());
+                // 37 messages at 200 Hz missing: 38 periods of 5 ms.
+                assert!(secs.is_some_and(|s| (s - 0.19).abs() < 1e-6), "{secs:?}");
+            } else {
+                assert_eq!(data.gap_count, 0, "{}", topic.topic);
+            }
+        }
         assert_eq!(one.len(), many.len());
         for (a, b) in one.iter().zip(&many) {
             let (Some(a), Some(b)) = (a, b) else {

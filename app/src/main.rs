@@ -1,4 +1,5 @@
-//! `scope [PATH | --connect ENDPOINT] [--screenshot-to OUT.png]` (see `scope --help`)
+//! `scope [PATH | --demo-recording | --connect ENDPOINT] [--screenshot-to OUT.png]` (see
+//! `scope --help`)
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
             match (args.path, args.live) {
                 (Some(p), _) => app.open(p),
                 (None, Some(live)) => app.start_live(live),
+                (None, None) if args.demo_recording => app.open_demo_recording(),
                 (None, None) => app.open_demo(),
             }
             if let Some(out) = args.screenshot_to {

@@ -1,5 +1,6 @@
 //! The timeline: a bar spanning the recording with the playhead, parts drawn by state (torn
-//! parts hatched, gaps between parts dark), play/pause, speed and step.
+//! parts hatched, gaps between parts dark), silences inside topics as red ticks, play/pause,
+//! speed and step.
 
 use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
@@ -134,6 +135,20 @@ pub fn timeline_ui(
             painter.rect_filled(r, 0.0, Color32::from_rgb(0x80, 0x20, 0x20));
         }
     }
+    // Silences inside topics: red ticks along the bottom edge, at least a pixel wide.
+    let topic_gaps = (0..recording.summary().topics.len())
+        .filter_map(|i| recording.data(i))
+        .flat_map(|d| d.gaps.iter());
+    let mut gap_count = 0usize;
+    for gap in topic_gaps {
+        gap_count += 1;
+        let left = x_of(gap.from_ns);
+        let r = Rect::from_min_max(
+            pos2(left, rect.bottom() - 5.0),
+            pos2(x_of(gap.to_ns).max(left + 2.0), rect.bottom()),
+        );
+        painter.rect_filled(r, 0.0, Color32::from_rgb(0xff, 0x50, 0x50));
+    }
     let px = x_of(playback.playhead_ns);
     painter.line_segment(
         [pos2(px, rect.top()), pos2(px, rect.bottom())],
@@ -153,6 +168,9 @@ pub fn timeline_ui(
         .any(|p| p.state == "torn");
     if torn {
         ui.small("Hatched: a torn part (the writer stopped; every message that reached the disk is shown). Dark red: a gap between parts.");
+    }
+    if gap_count > 0 {
+        ui.small("Red ticks under the bar: a topic fell silent (see Health).");
     }
     step
 }

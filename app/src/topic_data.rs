@@ -71,9 +71,83 @@ pub struct TopicData {
     pub latency: Option<Latency>,
     /// Messages whose list tail was not flattened (too long).
     pub clipped_messages: u64,
+    /// Silences inside the topic (see [`find_gaps`]), the first [`MAX_GAPS`] of them.
+    pub gaps: Vec<Gap>,
+    /// How many gaps there are in all.
+    pub gap_count: u64,
+}
+
+/// A stretch in which a topic that publishes steadily sent nothing: from its last message
+/// before the silence to its first after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gap {
+    /// The last message before, ns since the epoch.
+    pub from_ns: u64,
+    /// The first message after.
+    pub to_ns: u64,
+}
+
+impl Gap {
+    /// How long nothing arrived, s.
+    pub fn secs(&self) -> f64 {
+        self.to_ns.saturating_sub(self.from_ns) as f64 / 1e9
+    }
+}
+
+/// A silence is a gap when it lasts this many of the topic's typical (median) periods.
+pub const GAP_PERIODS: u64 = 5;
+
+/// Gaps kept per topic; the rest are only counted.
+pub const MAX_GAPS: usize = 1_000;
+
+/// Topics with fewer messages than this have no typical period to judge by.
+const GAP_MIN_MESSAGES: usize = 16;
+
+/// Silences longer than [`GAP_PERIODS`] typical periods in ascending `times_ns`, the first
+/// [`MAX_GAPS`] of them, and how many there are in all. The typical period is the median
+/// interval, estimated from up to 4,096 intervals spread over the topic.
+pub fn find_gaps(times_ns: &[u64]) -> (Vec<Gap>, u64) {
+    if times_ns.len() < GAP_MIN_MESSAGES {
+        return (Vec::new(), 0);
+    }
+    let intervals = times_ns.len() - 1;
+    let stride = intervals.div_ceil(4_096).max(1);
+    let mut sample: Vec<u64> = (0..intervals)
+        .step_by(stride)
+        .filter_map(|i| Some(times_ns.get(i + 1)?.saturating_sub(*times_ns.get(i)?)))
+        .collect();
+    // At least 15 intervals, so the middle one exists.
+    let middle = sample.len() / 2;
+    let median = *sample.select_nth_unstable(middle).1;
+    // Messages stamped in bursts (median 0) still have gaps of at least a millisecond.
+    let threshold = median.saturating_mul(GAP_PERIODS).max(1_000_000);
+    let mut gaps = Vec::new();
+    let mut count = 0u64;
+    for pair in times_ns.windows(2) {
+        if let [a, b] = *pair
+            && b.saturating_sub(a) > threshold
+        {
+            count += 1;
+            if gaps.len() < MAX_GAPS {
+                gaps.push(Gap {
+                    from_ns: a,
+                    to_ns: b,
+                });
+            }
+        }
+    }
+    (gaps, count)
 }
 
 impl TopicData {
+    /// The longest of the kept gaps.
+    pub fn longest_gap(&self) -> Option<Gap> {
+        self.gaps
+            .iter()
+            .copied()
+            .max_by_key(|g| g.to_ns.saturating_sub(g.from_ns))
+    }
+
     /// The column of the leaf `path`.
     pub fn field(&self, path: &str) -> Option<&FieldColumn> {
         self.fields.iter().find(|f| f.path == path)
@@ -379,6 +453,57 @@ pub fn envelope(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 200 Hz topic with 2 ms of jitter.
+    fn steady(n: u64) -> Vec<u64> {
+        (0..n)
+            .map(|i| i * 5_000_000 + (i * 7_919) % 2_000_000)
+            .collect()
+    }
+
+    #[test]
+    fn a_steady_topic_with_jitter_has_no_gaps() {
+        assert_eq!(find_gaps(&steady(10_000)), (Vec::new(), 0));
+    }
+
+    #[test]
+    fn a_silence_of_many_periods_is_a_gap_and_one_lost_message_is_not() {
+        let mut times = steady(10_000);
+        // One message lost at 2,000 (a 10 ms interval); 37 lost from 6,000 (about 190 ms).
+        times.remove(2_000);
+        times.drain(6_000..6_037);
+        let (gaps, count) = find_gaps(&times);
+        assert_eq!(count, 1);
+        assert_eq!(
+            gaps,
+            vec![Gap {
+                from_ns: times[5_999],
+                to_ns: times[6_000]
+            }]
+        );
+        assert!((gaps[0].secs() - 0.19).abs() < 0.005, "{}", gaps[0].secs());
+    }
+
+    #[test]
+    fn gaps_beyond_the_cap_are_counted_not_kept() {
+        // 100 Hz, and every 10th interval a silence of 10 periods.
+        let intervals = |unit: u64| {
+            let mut t = 0u64;
+            (0..30_000u64)
+                .map(|i| {
+                    t += if i % 10 == 9 { 10 * unit } else { unit };
+                    t
+                })
+                .collect::<Vec<u64>>()
+        };
+        let times = intervals(10_000_000);
+        let (gaps, count) = find_gaps(&times);
+        assert_eq!(count, 3_000);
+        assert_eq!(gaps.len(), MAX_GAPS);
+        // Under a millisecond nothing is a gap, and too few messages say nothing.
+        assert_eq!(find_gaps(&intervals(10)).1, 0);
+        assert_eq!(find_gaps(&times[..10]), (Vec::new(), 0));
+    }
 
     #[test]
     fn appending_batches_equals_loading_whole() {

@@ -4,8 +4,10 @@
 use egui::collapsing_header::CollapsingState;
 use egui::{Color32, RichText, Sense};
 
+use crate::format::format_relative;
 use crate::layout::SignalRef;
 use crate::recording::{Recording, TopicState};
+use crate::topic_data::GAP_PERIODS;
 
 /// Fields nested by the dots in their paths.
 #[derive(Debug, Default)]
@@ -141,6 +143,23 @@ pub fn topic_tree_ui(
                                     &format!(
                                         "{} messages were recovered from a torn part.",
                                         d.torn_messages
+                                    ),
+                                );
+                            }
+                            if let Some(longest) = d.longest_gap() {
+                                let text = if d.gap_count == 1 {
+                                    "1 gap".to_owned()
+                                } else {
+                                    format!("{} gaps", d.gap_count)
+                                };
+                                badge(
+                                    ui,
+                                    &text,
+                                    Color32::from_rgb(0xf0, 0x90, 0x90),
+                                    &format!(
+                                        "Silences longer than {GAP_PERIODS} of this topic's typical periods. The longest: {:.3} s from t = {}.",
+                                        longest.secs(),
+                                        format_relative(longest.from_ns, recording.t0_ns())
                                     ),
                                 );
                             }

@@ -171,6 +171,42 @@ fn health_panel_shows_the_drop_count_from_metadata() {
 }
 
 #[test]
+fn a_silence_inside_a_topic_is_flagged_in_tree_health_and_timeline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("silent");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let info = schemas::by_name("EngineRpm").expect("registered");
+    let engine = w.add_channel(ChannelSpec::capnp(
+        "car/engine",
+        info.registry_name,
+        info.capnp_name,
+        info.descriptor,
+    ));
+    // 50 Hz for 4 s, nothing from 1.5 s to 2.0 s (24 messages lost, uncounted).
+    for seq in (0..200u64).filter(|s| !(76..100).contains(s)) {
+        let t = seq as f64 * 0.02;
+        let log = T0 + (t * 1e9) as u64;
+        let bytes = schemas::sample::encode("EngineRpm", t, seq).expect("encode");
+        w.write(engine, log, Some(log), &bytes).expect("write");
+    }
+    w.close().expect("close");
+    let mut h = open_with_dialog(path);
+    h.get_by_label("1 gap");
+    h.get_by_label("Gaps inside topics: 1");
+    h.get_by_label("  car/engine: 1 gap, longest 0.500 s at t = 1.500 s");
+    h.get_by_label_contains("Red ticks under the bar");
+    // A steady topic has none.
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let steady = write_bag(dir2.path(), 3.0, 10.0, 0);
+    h.state_mut().open(steady);
+    wait_until(&mut h, "the steady bag to load", |s| {
+        loaded(s) && s.recording().is_some_and(|r| r.summary().topics.len() == 2)
+    });
+    h.get_by_label("Gaps inside topics: none");
+    assert!(h.query_by_label("1 gap").is_none());
+}
+
+#[test]
 fn a_torn_bag_opens_and_scrubs_through_every_recovered_message() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bag = write_bag(dir.path(), 4.0, 1.5, 0);
