@@ -1,10 +1,13 @@
 //! The record-rate ratio of `benches/live.rs` on a noisy machine: bursts to a bare subscriber
 //! and to the recorder alternate, so both see the same load, and the medians are compared.
-//! `cargo run --release -p bag --features live --example record_ratio [ROUNDS]`.
+//! `cargo run --release -p bag --features live --example record_ratio [ROUNDS] [COMPRESSION]`
+//! (compression zstd, as `bag record` writes, lz4 or none).
 //!
 //! Each round publishes 50,000 messages of 200 bytes as fast as a blocking publisher can, once
 //! to a subscriber whose callback only counts and once to our [`Subscription`] drained by a
-//! [`Recorder`] at `bag record`'s settings; a recorder round that drops anything fails.
+//! [`Recorder`] at `bag record`'s settings; a recorder round that drops anything fails. A third
+//! round drains the queue eagerly, waking on every message as the recorder did before it let
+//! batches gather, to show what gathering is worth.
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -29,6 +32,33 @@ fn wait_for(mut done: impl FnMut() -> bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Publishes a burst on another thread while `drain` feeds `recorder` until it has written the
+/// whole burst; returns how long that took.
+fn publish_and_drain(
+    publisher: &LivePublisher,
+    payload: &[u8],
+    recorder: &mut Recorder,
+    mut drain: impl FnMut(&mut Recorder) -> anyhow::Result<()>,
+) -> anyhow::Result<Duration> {
+    let start = Instant::now();
+    let target = recorder.stats().messages + BURST;
+    std::thread::scope(|s| -> anyhow::Result<()> {
+        let publishing = s.spawn(|| -> anyhow::Result<()> {
+            for _ in 0..BURST {
+                publisher.put(payload.to_vec())?;
+            }
+            Ok(())
+        });
+        while recorder.stats().messages < target {
+            drain(recorder)?;
+        }
+        publishing
+            .join()
+            .map_err(|_| anyhow::anyhow!("publisher panicked"))?
+    })?;
+    Ok(start.elapsed())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
@@ -36,6 +66,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> anyhow::Result<()> {
     let rounds: usize = std::env::args().nth(1).map_or(Ok(25), |a| a.parse())?;
+    let compression: bag::Compression = std::env::args()
+        .nth(2)
+        .map_or(Ok(bag::Compression::Zstd), |a| a.parse())
+        .map_err(|e: String| anyhow::anyhow!(e))?;
     let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let endpoint = format!("tcp/127.0.0.1:{port}");
     let publisher_side = SessionOptions::listening(&endpoint).open()?;
@@ -60,13 +94,16 @@ fn main() -> anyhow::Result<()> {
         &["bench/rec".to_string()],
         Arc::clone(&queue),
     )?;
-    let options = WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL);
+    let options = WriteOptions::new()
+        .compression(compression)
+        .compression_level(RECORD_COMPRESSION_LEVEL);
     let writer = BagWriter::create(dir.path().join("bag"), options)?;
     let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
     let rec = LivePublisher::with_encoding(&publisher_side, "bench/rec", "zenoh/bytes")?;
     wait_for(|| bare.has_subscribers() && rec.has_subscribers())?;
 
-    let (mut bare_ms, mut record_ms) = (Vec::new(), Vec::new());
+    let (mut bare_ms, mut record_ms, mut eager_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut eager_batch = Vec::new();
     for round in 0..=rounds {
         let start = Instant::now();
         let target = count.load(Ordering::Relaxed) + BURST;
@@ -76,23 +113,19 @@ fn main() -> anyhow::Result<()> {
         wait_for(|| count.load(Ordering::Relaxed) >= target)?;
         let bare_took = start.elapsed();
 
-        let start = Instant::now();
-        let target = recorder.stats().messages + BURST;
-        std::thread::scope(|s| -> anyhow::Result<()> {
-            let publishing = s.spawn(|| -> anyhow::Result<()> {
-                for _ in 0..BURST {
-                    rec.put(payload.clone())?;
-                }
-                Ok(())
-            });
-            while recorder.stats().messages < target {
-                recorder.pump(&queue, Duration::from_millis(10))?;
-            }
-            publishing
-                .join()
-                .map_err(|_| anyhow::anyhow!("publisher panicked"))?
+        let record_took = publish_and_drain(&rec, &payload, &mut recorder, |recorder| {
+            recorder.pump(&queue, Duration::from_millis(10))?;
+            Ok(())
         })?;
-        let record_took = start.elapsed();
+        let eager_took = publish_and_drain(&rec, &payload, &mut recorder, |recorder| {
+            eager_batch.extend(queue.pop_timeout(Duration::from_millis(10)));
+            queue.drain_into(&mut eager_batch);
+            for message in eager_batch.drain(..) {
+                recorder.write(&message)?;
+            }
+            recorder.set_dropped(queue.dropped());
+            Ok(())
+        })?;
         anyhow::ensure!(
             recorder.stats().dropped == 0,
             "the recorder dropped messages"
@@ -101,13 +134,15 @@ fn main() -> anyhow::Result<()> {
         if round > 0 {
             bare_ms.push(bare_took.as_secs_f64() * 1e3);
             record_ms.push(record_took.as_secs_f64() * 1e3);
+            eager_ms.push(eager_took.as_secs_f64() * 1e3);
         }
     }
     drop(subscription);
     recorder.finish(&[])?;
     let ratios: Vec<f64> = bare_ms.iter().zip(&record_ms).map(|(b, r)| b / r).collect();
-    let (b, r) = (median(bare_ms), median(record_ms));
-    println!("{rounds} rounds of {BURST} x {PAYLOAD} B, medians:");
+    let eager_ratios: Vec<f64> = bare_ms.iter().zip(&eager_ms).map(|(b, r)| b / r).collect();
+    let (b, r, e) = (median(bare_ms), median(record_ms), median(eager_ms));
+    println!("{rounds} rounds of {BURST} x {PAYLOAD} B, {compression:?} chunks, medians:");
     println!(
         "  bare subscriber: {b:.1} ms ({:.0} msg/s)",
         BURST as f64 / b * 1e3
@@ -117,9 +152,18 @@ fn main() -> anyhow::Result<()> {
         BURST as f64 / r * 1e3
     );
     println!(
+        "  eager recorder:  {e:.1} ms ({:.0} msg/s)",
+        BURST as f64 / e * 1e3
+    );
+    println!(
         "  record rate / bare rate: {:.3} (median of per-round ratios {:.3})",
         b / r,
         median(ratios)
+    );
+    println!(
+        "  eager record rate / bare rate: {:.3} (median of per-round ratios {:.3})",
+        b / e,
+        median(eager_ratios)
     );
     Ok(())
 }
