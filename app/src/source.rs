@@ -302,9 +302,9 @@ impl DataSource for RecordingSource {
     }
 
     /// Splits at part starts and inside the time range of each part read through its chunk
-    /// indexes (a window only decompresses the chunks it overlaps), in proportion to its
-    /// messages; never inside a part read in file order (torn, or without indexes), since
-    /// every window overlapping such a part reads all of it.
+    /// indexes, in proportion to its messages; never inside a part read in file order (torn,
+    /// or without indexes), since every window overlapping such a part reads all of it. Cuts
+    /// inside a part move to the next chunk start, so no chunk is decompressed by two windows.
     fn windows(&self, wanted: usize) -> Vec<TimeWindow> {
         let parts = self.reader.parts();
         let total: u64 = parts.iter().map(|p| p.message_count).sum();
@@ -314,7 +314,7 @@ impl DataSource for RecordingSource {
         let mut cuts: Vec<u64> = Vec::new();
         // Cuts b with first < b <= last would put such a part in two windows.
         let mut whole: Vec<(u64, u64)> = Vec::new();
-        for p in parts {
+        for (index, p) in parts.iter().enumerate() {
             if p.message_count == 0 {
                 continue;
             }
@@ -329,8 +329,18 @@ impl DataSource for RecordingSource {
             }
             let pieces = (wanted as u128 * u128::from(p.message_count)).div_ceil(u128::from(total));
             let span = u128::from(last - first);
+            let chunk_starts = self.reader.chunk_start_times(index).unwrap_or_default();
             for k in 1..pieces {
-                cuts.push(first + u64::try_from(span * k / pieces).unwrap_or(0));
+                let cut = first + u64::try_from(span * k / pieces).unwrap_or(0);
+                if chunk_starts.is_empty() {
+                    cuts.push(cut);
+                } else if let Some(&start) =
+                    chunk_starts.get(chunk_starts.partition_point(|&s| s < cut))
+                {
+                    // The first chunk start at or after the cut; none means the cut falls in
+                    // the last chunk, which the part's last window reads whole.
+                    cuts.push(start);
+                }
             }
         }
         let start = cuts.iter().copied().min().unwrap_or(0);
@@ -351,5 +361,68 @@ impl DataSource for RecordingSource {
             end_ns: None,
         });
         windows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bag::{BagWriter, ChannelSpec, WriteOptions};
+
+    /// Two parts of 2,000 IMU messages each, in chunks of about 16 KiB.
+    fn small_chunked_bag(dir: &Path) -> PathBuf {
+        let path = dir.join("bag");
+        let options = WriteOptions::new()
+            .chunk_max_age(None)
+            .chunk_size_bytes(16 << 10)
+            .part_max_duration_ns(Some(10_000_000_000));
+        let mut w = BagWriter::create(&path, options).expect("create");
+        let info = schemas::by_name("Imu").expect("registered");
+        let imu = w.add_channel(ChannelSpec::capnp(
+            "car/imu",
+            info.registry_name,
+            info.capnp_name,
+            info.descriptor,
+        ));
+        for seq in 0..4_000u64 {
+            let bytes = schemas::sample::encode("Imu", seq as f64 * 0.005, seq).expect("encode");
+            let t = 1_000_000_000 + seq * 5_000_000;
+            w.write(imu, t, Some(t), &bytes).expect("write");
+        }
+        w.close().expect("close");
+        path
+    }
+
+    #[test]
+    fn windows_cut_at_chunk_starts_and_read_every_message_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let source = RecordingSource::open(&small_chunked_bag(dir.path())).expect("open");
+        let reader = BagReader::open(dir.path().join("bag")).expect("open");
+        assert_eq!(reader.parts().len(), 2);
+        let starts: Vec<u64> = (0..2)
+            .flat_map(|p| reader.chunk_start_times(p).expect("indexed"))
+            .collect();
+        assert!(starts.len() > 8, "{} chunks", starts.len());
+
+        let windows = source.windows(8);
+        assert!(windows.len() >= 6, "{windows:?}");
+        for w in &windows {
+            if let Some(cut) = w.end_ns {
+                assert!(starts.contains(&cut), "cut {cut} is not a chunk start");
+            }
+        }
+        let mut seen = 0u64;
+        let mut last = 0u64;
+        for w in windows {
+            source
+                .stream(&[0], w, &AtomicBool::new(false), &mut |m| {
+                    assert!(m.log_time_ns >= last, "out of order");
+                    last = m.log_time_ns;
+                    seen += 1;
+                    true
+                })
+                .expect("stream");
+        }
+        assert_eq!(seen, 4_000);
     }
 }

@@ -336,6 +336,31 @@ impl BagReader {
             .map_or(&[], |r| r.advertised_never_published.as_slice())
     }
 
+    /// The first log time of each chunk of part `part`, sorted, when the part is read through
+    /// its chunk indexes (`None` for a part read in file order, or one whose summary can no
+    /// longer be read). A reader that splits a part in time at these instants decompresses
+    /// each chunk once. May read the part's summary.
+    pub fn chunk_start_times(&self, part: usize) -> Option<Vec<u64>> {
+        let part = self.parts.get(part)?;
+        let loaded;
+        let summary = match &part.access {
+            PartAccess::Indexed(summary) => summary.as_ref(),
+            PartAccess::IndexedLazy => {
+                let mut file = File::open(&part.path).ok()?;
+                loaded = read_summary(&mut file, part.size_bytes)?;
+                &loaded
+            }
+            _ => return None,
+        };
+        let mut starts: Vec<u64> = summary
+            .chunk_indexes
+            .iter()
+            .map(|c| c.message_start_time)
+            .collect();
+        starts.sort_unstable();
+        Some(starts)
+    }
+
     /// Starts reading messages in log-time order.
     pub fn messages(&self, filter: &ReadFilter) -> Result<MessageCursor<'_>> {
         let wanted: Option<BTreeSet<usize>> = filter.topics.as_ref().map(|topics| {
