@@ -439,3 +439,68 @@ fn inspector_shows_the_message_at_the_playhead() {
         "no inspector value {expected}"
     );
 }
+
+/// eframe's storage, kept in memory.
+#[derive(Default)]
+struct MemoryStorage(std::collections::HashMap<String, String>);
+
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
+#[test]
+fn the_layout_and_recent_files_survive_a_restart_and_carry_to_another_recording() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).expect("mkdir");
+    std::fs::create_dir(&b).expect("mkdir");
+    let (first, second) = (write_bag(&a, 2.0, 10.0, 0), write_bag(&b, 2.0, 10.0, 0));
+    let rpm = SignalRef {
+        topic: "car/engine".into(),
+        path: "rpm".into(),
+    };
+
+    let mut h = open_with_dialog(first.clone());
+    h.get_by_role_and_label(Role::Button, "car/engine").click();
+    h.run_steps(3);
+    h.get_by_label("rpm").click();
+    h.run_steps(3);
+    let mut storage = MemoryStorage::default();
+    eframe::App::save(h.state_mut(), &mut storage);
+    drop(h);
+
+    // A new run, restored from what was saved, opens a different recording with the same topics.
+    let mut scope = Scope::new(dialog_returning(second));
+    scope.persisted = scope::app::restore(Some(&storage));
+    let mut h = harness(scope);
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open Recent").hover();
+    h.run_steps(2);
+    h.get_by_label(&first.display().to_string());
+    h.get_by_label("Open Folder...").click();
+    h.run_steps(2);
+    wait_until(&mut h, "the second recording to load", loaded);
+    assert_eq!(
+        h.state().layout().plots.first().map(|p| p.signals.clone()),
+        Some(vec![rpm])
+    );
+    assert!(
+        h.state().points_last_frame() > 0,
+        "the restored plot is drawn"
+    );
+    h.get_by_label(&format!(
+        "car/engine/rpm = {}",
+        format_value(engine_rpm_at(0.0, 0))
+    ));
+}
