@@ -290,18 +290,31 @@ fn fold_blocks<T: Sample>(
     columns: &mut [Option<(f64, f64)>],
 ) {
     let blocks = level.get(first..first + starts.len()).unwrap_or(&[]);
+    // Blocks come in time order, so a column's blocks are consecutive: fold them into a running
+    // extreme (f64::min/max skip an all-absent block's NaN) and store it when the column changes.
+    let (mut column, mut lo, mut hi) = (usize::MAX, f64::INFINITY, f64::NEG_INFINITY);
     for (&t, &(mn, mx)) in starts.iter().zip(blocks) {
-        if mn.partial_cmp(&mn).is_none() {
-            continue;
-        }
         let px = ((t as f64 - origin_ns) * per_ns).clamp(0.0, max_px) as usize;
-        if let Some(c) = columns.get_mut(px) {
-            let (mn, mx) = (mn.to_f64(), mx.to_f64());
-            *c = Some(match *c {
-                None => (mn, mx),
-                Some((a, b)) => (a.min(mn), b.max(mx)),
-            });
+        if px != column {
+            store_extremes(columns, column, lo, hi);
+            (column, lo, hi) = (px, f64::INFINITY, f64::NEG_INFINITY);
         }
+        lo = lo.min(mn.to_f64());
+        hi = hi.max(mx.to_f64());
+    }
+    store_extremes(columns, column, lo, hi);
+}
+
+/// Merges `lo..=hi` into column `px`, unless nothing was folded (`lo > hi`).
+fn store_extremes(columns: &mut [Option<(f64, f64)>], px: usize, lo: f64, hi: f64) {
+    if lo > hi {
+        return;
+    }
+    if let Some(c) = columns.get_mut(px) {
+        *c = Some(match *c {
+            None => (lo, hi),
+            Some((a, b)) => (a.min(lo), b.max(hi)),
+        });
     }
 }
 
