@@ -318,6 +318,15 @@ fn a_rosbag2_bag_plots_its_fields() {
     assert!(legends > 0);
 }
 
+/// Opens File > Open Recent.
+fn show_recent_files(h: &mut Harness<'_, Scope>) {
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open Recent").hover();
+    h.run_steps(2);
+}
+
 #[test]
 fn open_recent_reopens() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -325,11 +334,7 @@ fn open_recent_reopens() {
     let mut scope = Scope::new(Arc::new(|_| None));
     scope.persisted.recent = vec![bag.display().to_string()];
     let mut h = harness(scope);
-    h.run_steps(2);
-    h.get_by_label("File").click();
-    h.run_steps(2);
-    h.get_by_label("Open Recent").hover();
-    h.run_steps(2);
+    show_recent_files(&mut h);
     h.get_by_label(&bag.display().to_string()).click();
     h.run_steps(2);
     wait_until(&mut h, "the recent recording", loaded);
@@ -482,11 +487,7 @@ fn the_layout_and_recent_files_survive_a_restart_and_carry_to_another_recording(
     let mut scope = Scope::new(dialog_returning(second));
     scope.persisted = scope::app::restore(Some(&storage));
     let mut h = harness(scope);
-    h.run_steps(2);
-    h.get_by_label("File").click();
-    h.run_steps(2);
-    h.get_by_label("Open Recent").hover();
-    h.run_steps(2);
+    show_recent_files(&mut h);
     h.get_by_label(&first.display().to_string());
     h.get_by_label("Open Folder...").click();
     h.run_steps(2);
