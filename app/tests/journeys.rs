@@ -505,3 +505,36 @@ fn the_layout_and_recent_files_survive_a_restart_and_carry_to_another_recording(
         format_value(engine_rpm_at(0.0, 0))
     ));
 }
+
+#[test]
+fn drag_a_field_from_the_tree_onto_a_plot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_bag(dir.path(), 2.0, 10.0, 0);
+    let mut h = open_with_dialog(bag);
+    plot_rpm(&mut h);
+    h.get_by_role_and_label(Role::Button, "car/engine").click();
+    h.run_steps(3);
+    let from = h.get_by_label("coolantTempC").rect().center();
+    // Into the plot, below its legend.
+    let legend = h.get_by_label_contains("car/engine/rpm = ").rect();
+    let to = egui::pos2(legend.center().x, legend.bottom() + 60.0);
+    h.hover_at(from);
+    h.step();
+    h.drag_at(from);
+    h.step();
+    for k in 1..=4 {
+        h.hover_at(from + (to - from) * (k as f32 / 4.0));
+        h.step();
+    }
+    h.drop_at(to);
+    h.run_steps(3);
+    let plotted = |path: &str| SignalRef {
+        topic: "car/engine".into(),
+        path: path.into(),
+    };
+    assert_eq!(
+        h.state().layout().plots.first().map(|p| p.signals.clone()),
+        Some(vec![plotted("rpm"), plotted("coolantTempC")])
+    );
+    h.get_by_label_contains("car/engine/coolantTempC = ");
+}
