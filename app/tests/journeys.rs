@@ -365,6 +365,19 @@ fn plot_rpm(h: &mut Harness<'_, Scope>) {
     h.run_steps(2);
 }
 
+/// Presses at `from`, moves to `to` in a few frames, and releases there.
+fn drag_and_drop(h: &mut Harness<'_, Scope>, from: egui::Pos2, to: egui::Pos2) {
+    h.hover_at(from);
+    h.step();
+    h.drag_at(from);
+    h.step();
+    for k in 1..=4 {
+        h.hover_at(from + (to - from) * (k as f32 / 4.0));
+        h.step();
+    }
+    h.drop_at(to);
+}
+
 #[test]
 fn drag_the_timeline_to_scrub() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -378,13 +391,7 @@ fn drag_the_timeline_to_scrub() {
     };
     let start = egui::pos2(rect.left() + 5.0, rect.center().y);
     let end = egui::pos2(rect.left() + rect.width() * 0.5, rect.center().y);
-    h.hover_at(start);
-    h.step();
-    h.drag_at(start);
-    h.step();
-    h.hover_at(end);
-    h.step();
-    h.drop_at(end);
+    drag_and_drop(&mut h, start, end);
     h.run_steps(2);
     let expected = t0 as f64 + 0.5 * (t1 - t0) as f64;
     let got = h.state().playback.playhead_ns as f64;
@@ -518,15 +525,7 @@ fn drag_a_field_from_the_tree_onto_a_plot() {
     // Into the plot, below its legend.
     let legend = h.get_by_label_contains("car/engine/rpm = ").rect();
     let to = egui::pos2(legend.center().x, legend.bottom() + 60.0);
-    h.hover_at(from);
-    h.step();
-    h.drag_at(from);
-    h.step();
-    for k in 1..=4 {
-        h.hover_at(from + (to - from) * (k as f32 / 4.0));
-        h.step();
-    }
-    h.drop_at(to);
+    drag_and_drop(&mut h, from, to);
     h.run_steps(3);
     let plotted = |path: &str| SignalRef {
         topic: "car/engine".into(),
