@@ -186,8 +186,8 @@ impl RecordingSource {
                 detail: match &p.status {
                     PartStatus::Complete => String::new(),
                     PartStatus::Torn { damage } => format!(
-                        "writer stopped: {} at byte {}; {} messages recovered",
-                        damage.what, damage.offset, p.message_count
+                        "writer stopped at byte {}: {}; {} messages recovered",
+                        damage.offset, damage.what, p.message_count
                     ),
                     PartStatus::Missing => "listed in metadata.yaml but not on disk".to_owned(),
                     PartStatus::Garbage { what } => format!("not an MCAP file: {what}"),
