@@ -341,17 +341,7 @@ impl BagReader {
     /// longer be read). A reader that splits a part in time at these instants decompresses
     /// each chunk once. May read the part's summary.
     pub fn chunk_start_times(&self, part: usize) -> Option<Vec<u64>> {
-        let part = self.parts.get(part)?;
-        let loaded;
-        let summary = match &part.access {
-            PartAccess::Indexed(summary) => summary.as_ref(),
-            PartAccess::IndexedLazy => {
-                let mut file = File::open(&part.path).ok()?;
-                loaded = read_summary(&mut file, part.size_bytes)?;
-                &loaded
-            }
-            _ => return None,
-        };
+        let summary = indexed_summary(self.parts.get(part)?).ok()??;
         let mut starts: Vec<u64> = summary
             .chunk_indexes
             .iter()
@@ -380,26 +370,9 @@ impl BagReader {
                     continue;
                 }
             }
-            let loaded;
-            let access = match &part.access {
-                PartAccess::IndexedLazy => {
-                    let mut file = File::open(&part.path)
-                        .map_err(|e| BagError::io("opening", &part.path, e))?;
-                    let summary = read_summary(&mut file, part.size_bytes).ok_or_else(|| {
-                        BagError::Damaged {
-                            path: part.path.clone(),
-                            offset: 0,
-                            what: "the summary read at open can no longer be read".into(),
-                        }
-                    })?;
-                    loaded = PartAccess::Indexed(Arc::new(summary));
-                    &loaded
-                }
-                access => access,
-            };
-            let source = match access {
-                PartAccess::IndexedLazy => continue,
-                PartAccess::Indexed(summary) => {
+            let source = match (indexed_summary(part)?, &part.access) {
+                (Some(summary), _) => {
+                    let summary = summary.as_ref();
                     let file = File::open(&part.path)
                         .map_err(|e| BagError::io("opening", &part.path, e))?;
                     if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, &wanted) {
@@ -428,10 +401,10 @@ impl BagReader {
                         chunk: Vec::new(),
                     }
                 }
-                PartAccess::FileOrder => Source::FileOrder {
+                (None, PartAccess::FileOrder) => Source::FileOrder {
                     scanner: Box::new(FileOrderScanner::open(&part.path)?),
                 },
-                PartAccess::FileOrderSorted => {
+                (None, PartAccess::FileOrderSorted) => {
                     let mut scanner = FileOrderScanner::open(&part.path)?;
                     let mut messages = Vec::new();
                     let mut head = Head::default();
@@ -453,7 +426,7 @@ impl BagReader {
                     messages.reverse();
                     Source::Sorted { messages }
                 }
-                PartAccess::Unreadable => continue,
+                (None, _) => continue,
             };
             sources.push(PartCursor::new(index, source));
         }
@@ -686,6 +659,26 @@ impl Iterator for MessageCursor<'_> {
     type Item = Message;
     fn next(&mut self) -> Option<Message> {
         self.next_message().map(|m| m.to_owned())
+    }
+}
+
+/// The summary of a part read through its chunk indexes (read from disk now when it was
+/// loaded lazily at open), or `None` for a part read in file order or not at all.
+fn indexed_summary(part: &PartInfo) -> Result<Option<Arc<mcap::Summary>>> {
+    match &part.access {
+        PartAccess::Indexed(summary) => Ok(Some(Arc::clone(summary))),
+        PartAccess::IndexedLazy => {
+            let mut file =
+                File::open(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            let summary =
+                read_summary(&mut file, part.size_bytes).ok_or_else(|| BagError::Damaged {
+                    path: part.path.clone(),
+                    offset: 0,
+                    what: "the summary read at open can no longer be read".into(),
+                })?;
+            Ok(Some(Arc::new(summary)))
+        }
+        _ => Ok(None),
     }
 }
 
