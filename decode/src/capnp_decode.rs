@@ -1,6 +1,7 @@
 //! Walks Cap'n Proto messages with a compiled [`Schema`], through capnp's public readers only:
 //! structs are read as untyped carriers (`raw::get_struct_data_section` /
-//! `get_struct_pointer_section`), lists through the typed list readers.
+//! `get_struct_pointer_section`), lists through the typed list readers. This is the general
+//! walk; [`crate::capnp_flat`] is the shortcut for schemas without lists.
 
 use capnp::any_pointer;
 use capnp::any_pointer_list;

@@ -180,6 +180,22 @@ impl Branch {
         matches!(self.kids.get(idx), Some(Inst::Leaf(_)))
     }
 
+    /// The slot of leaf child `idx`, if it has been seen.
+    pub(crate) fn leaf_slot(&self, idx: usize) -> Option<u32> {
+        match self.kids.get(idx) {
+            Some(Inst::Leaf(slot)) => Some(*slot),
+            _ => None,
+        }
+    }
+
+    /// The struct or list child `idx`, if it has been seen.
+    pub(crate) fn child(&self, idx: usize) -> Option<&Branch> {
+        match self.kids.get(idx) {
+            Some(Inst::Branch(b)) => Some(b),
+            _ => None,
+        }
+    }
+
     pub(crate) fn has_branch(&self, idx: usize) -> bool {
         matches!(self.kids.get(idx), Some(Inst::Branch(_)))
     }

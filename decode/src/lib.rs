@@ -14,6 +14,12 @@
 //! leaves (stable slot = index) with their paths. [`Plan::decode_tree`] gives the whole message
 //! as a [`Value`] tree for an inspector.
 //!
+//! A Cap'n Proto schema without lists (structs, groups, unions: most telemetry) is decoded
+//! through a shortcut once its leaves are known: the known leaves are read straight from the
+//! message's one segment. Any message it cannot read that way (several segments, far pointers,
+//! damage, a leaf not seen before) goes to the general walk through the capnp crate's readers,
+//! so both give the same row; see `capnp_flat.rs`.
+//!
 //! Path spelling (shared by the app and `bag cat`): field names as the schema writes them
 //! joined by `.`; list elements `name[i]`; a union's discriminant `<parent>.$which` (`$which` at
 //! the top); enums and bools as numbers; a ROS 2 `builtin_interfaces/Time` (or `Duration`)
@@ -56,6 +62,7 @@
 #![warn(missing_docs)]
 
 mod capnp_decode;
+mod capnp_flat;
 mod capnp_schema;
 mod cdr;
 mod error;

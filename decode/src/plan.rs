@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 
+use crate::capnp_flat::{FlatProgram, NotFlat};
 use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
 use crate::row::Row;
@@ -47,6 +48,18 @@ pub struct Plan {
     root: Branch,
     limits: Limits,
     type_name: String,
+    flat: Flat,
+}
+
+/// Whether a Cap'n Proto plan can take the [`FlatProgram`] shortcut.
+#[derive(Debug)]
+enum Flat {
+    /// Not yet: tried when the plan had this many leaves (`None`: never tried).
+    Pending(Option<usize>),
+    /// The schema has lists (or this is not Cap'n Proto).
+    Never,
+    /// Built when the plan had this many leaves; rebuilt when it learns more.
+    Ready(FlatProgram, usize),
 }
 
 /// Compiles a schema into a [`Plan`] with default [`Limits`].
@@ -87,6 +100,7 @@ pub fn compile_with(src: &SchemaSource<'_>, limits: Limits) -> Result<Plan, Deco
         root: Branch::root(),
         limits,
         type_name,
+        flat: Flat::Pending(None),
     })
 }
 
@@ -121,6 +135,15 @@ impl Plan {
     pub fn decode(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
         let before = self.table.len();
         row.begin(before);
+        if let Flat::Ready(program, _) = &self.flat {
+            if program.decode(bytes, row) {
+                return Ok(Decoded {
+                    new_leaves: before..before,
+                    clipped: false,
+                });
+            }
+            row.begin(before);
+        }
         let limits = self.limits;
         let mut sink = Sink::new(&mut self.table, row, limits);
         let result = match &self.backend {
@@ -130,10 +153,45 @@ impl Plan {
         };
         let clipped = sink.clipped;
         result?;
+        self.try_flat();
         Ok(Decoded {
             new_leaves: before..self.table.len(),
             clipped,
         })
+    }
+
+    /// After a general decode: builds the flat program once every leaf it needs is known.
+    fn try_flat(&mut self) {
+        let leaves = self.table.len();
+        let stale = match self.flat {
+            Flat::Pending(tried) => tried != Some(leaves),
+            Flat::Ready(_, built) => built != leaves,
+            Flat::Never => false,
+        };
+        if !stale {
+            return;
+        }
+        self.flat = match &self.backend {
+            Backend::Capnp(schema) => match FlatProgram::build(schema, &self.root, &self.limits) {
+                Ok(program) => Flat::Ready(program, leaves),
+                Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
+                Err(NotFlat::Never) => Flat::Never,
+            },
+            _ => Flat::Never,
+        };
+    }
+
+    /// This plan with the flat shortcut switched off: the reference its tests compare against.
+    #[cfg(test)]
+    pub(crate) fn without_shortcut(mut self) -> Self {
+        self.flat = Flat::Never;
+        self
+    }
+
+    /// Whether decoding takes the flat shortcut now.
+    #[cfg(test)]
+    pub(crate) fn takes_shortcut(&self) -> bool {
+        matches!(self.flat, Flat::Ready(..))
     }
 
     /// Decodes one message into a full tree (text, data, enum names, unions, lists) for an
