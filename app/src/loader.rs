@@ -234,8 +234,9 @@ impl Piece {
                     self.columns
                         .push(SeriesBuilder::with_absent_and_capacity(n, self.expected));
                 }
-                for (slot, col) in self.columns.iter_mut().enumerate() {
-                    col.push(row.get_f64(slot).unwrap_or(f64::NAN));
+                // The row has a cell for every leaf of the plan, so this fills every column.
+                for (col, value) in self.columns.iter_mut().zip(row.values_f64()) {
+                    col.push(value);
                 }
             }
             Err(e) => {

@@ -41,6 +41,20 @@ impl Row {
         self.get(slot).map(Scalar::as_f64)
     }
 
+    /// Every slot's value in the last decoded message as `f64`, NaN where absent, in slot
+    /// order: the cheap way to copy a row into per-leaf columns.
+    #[inline]
+    pub fn values_f64(&self) -> impl Iterator<Item = f64> + '_ {
+        let generation = self.generation;
+        self.cells.iter().map(move |c| {
+            if c.stamp == generation && generation != 0 {
+                c.value.as_f64()
+            } else {
+                f64::NAN
+            }
+        })
+    }
+
     /// The leaves the last decoded message carried, as `(slot, value)` in slot order.
     pub fn present(&self) -> impl Iterator<Item = (usize, Scalar)> + '_ {
         let generation = self.generation;
