@@ -412,7 +412,11 @@ fn join(pieces: Vec<Piece>) -> TopicData {
             }
         }
     }
-    let mut columns: Vec<SeriesBuilder> = columns.into_iter().map(SeriesBuilder::concat).collect();
+    // Columns are joined and summarised in parallel too: one big topic is most of the work.
+    let mut columns: Vec<SeriesBuilder> = columns
+        .into_par_iter()
+        .map(SeriesBuilder::concat)
+        .collect();
     // A torn part read in file order can be slightly out of order: sort by time, stably.
     if !data.times_ns.is_sorted() {
         let mut idx: Vec<usize> = (0..data.times_ns.len()).collect();
@@ -430,7 +434,7 @@ fn join(pieces: Vec<Piece>) -> TopicData {
     (data.gaps, data.gap_count) = crate::topic_data::find_gaps(&data.times_ns);
     data.latency = Latency::from_ns(&mut latencies);
     data.fields = leaves
-        .into_iter()
+        .into_par_iter()
         .zip(columns)
         .map(|((path, kind), col)| FieldColumn {
             path,
