@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use crate::part::PartInfo;
 use crate::reader::{MAX_RECORD_BYTES, ReadFilter};
-use crate::scan::{MESSAGE_HEADER_LEN, chunk_records, decode_chunk, message_header, op};
+use crate::scan::{ChunkDecoder, MESSAGE_HEADER_LEN, chunk_records, message_header, op};
 
 /// One message of the loaded chunk.
 #[derive(Clone)]
@@ -26,6 +26,7 @@ pub(crate) struct ChunkCursor {
     chunks: Vec<mcap::records::ChunkIndex>,
     next_chunk: usize,
     record: Vec<u8>,
+    decoder: ChunkDecoder,
     pub(crate) buf: Vec<u8>,
     entries: Vec<Entry>,
     pos: usize,
@@ -73,6 +74,7 @@ impl ChunkCursor {
             chunks,
             next_chunk: 0,
             record: Vec::new(),
+            decoder: ChunkDecoder::default(),
             buf: Vec::new(),
             entries: Vec::new(),
             pos: 0,
@@ -120,7 +122,8 @@ impl ChunkCursor {
         if self.record.first() != Some(&op::CHUNK) {
             return Err("the chunk index does not point at a chunk".into());
         }
-        self.buf = decode_chunk(self.record.get(9..).unwrap_or(&[]))?;
+        self.decoder
+            .decode_into(self.record.get(9..).unwrap_or(&[]), &mut self.buf)?;
         Ok(())
     }
 

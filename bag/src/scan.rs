@@ -108,6 +108,7 @@ pub(crate) struct FileOrderScanner {
     file_len: u64,
     offset: u64,
     record: Vec<u8>,
+    decoder: ChunkDecoder,
     chunk: Vec<u8>,
     chunk_pos: usize,
     in_chunk: bool,
@@ -130,6 +131,7 @@ impl FileOrderScanner {
             file_len,
             offset: 0,
             record: Vec::new(),
+            decoder: ChunkDecoder::default(),
             chunk: Vec::new(),
             chunk_pos: 0,
             in_chunk: false,
@@ -292,9 +294,8 @@ impl FileOrderScanner {
     }
 
     fn open_chunk(&mut self, record_start: u64) -> Result<()> {
-        match decode_chunk(&self.record) {
-            Ok(buf) => {
-                self.chunk = buf;
+        match self.decoder.decode_into(&self.record, &mut self.chunk) {
+            Ok(()) => {
                 self.chunk_pos = 0;
                 self.chunk_offset = record_start;
                 self.in_chunk = true;
@@ -325,20 +326,81 @@ impl FileOrderScanner {
     }
 }
 
-/// Decompresses a whole chunk record body and checks its CRC (when it has one).
-pub(crate) fn decode_chunk(body: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    let (header, records) = parse_chunk_header(body)?;
-    let buf = decompress_whole(&header, records)?;
-    if header.crc != 0 {
-        let actual = crc32fast::hash(&buf);
-        if actual != header.crc {
+/// Decompresses chunks, reusing one zstd context across them (creating one costs about as much
+/// as decompressing a small chunk).
+#[derive(Default)]
+pub(crate) struct ChunkDecoder {
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
+}
+
+impl ChunkDecoder {
+    /// Decompresses a chunk record's body (after opcode and length) into `out` (cleared first;
+    /// its allocation is reused) and checks its CRC.
+    pub(crate) fn decode_into(
+        &mut self,
+        body: &[u8],
+        out: &mut Vec<u8>,
+    ) -> std::result::Result<(), String> {
+        let (header, records) = parse_chunk_header(body)?;
+        self.decompress_into(&header, records, out)?;
+        if header.crc != 0 {
+            let actual = crc32fast::hash(out);
+            if actual != header.crc {
+                return Err(format!(
+                    "CRC mismatch: expected {:08x}, found {actual:08x}",
+                    header.crc
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn decompress_into(
+        &mut self,
+        header: &ChunkHeader,
+        records: &[u8],
+        out: &mut Vec<u8>,
+    ) -> std::result::Result<(), String> {
+        if header.uncompressed_size > MAX_CHUNK_UNCOMPRESSED {
             return Err(format!(
-                "CRC mismatch: expected {:08x}, found {actual:08x}",
-                header.crc
+                "claims {} uncompressed bytes, over the {MAX_CHUNK_UNCOMPRESSED}-byte limit",
+                header.uncompressed_size
             ));
         }
+        let size = header.uncompressed_size as usize;
+        out.clear();
+        match header.compression.as_str() {
+            "" => out.extend_from_slice(records),
+            "zstd" => {
+                let zstd = match &mut self.zstd {
+                    Some(z) => z,
+                    None => self
+                        .zstd
+                        .insert(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?),
+                };
+                // Room for exactly the size the header gives: more is an error.
+                out.reserve(size);
+                zstd.decompress_to_buffer(records, out)
+                    .map_err(|e| format!("zstd: {e}"))?;
+            }
+            "lz4" => {
+                out.reserve(size.min(records.len().saturating_mul(255)));
+                lz4_flex::frame::FrameDecoder::new(records)
+                    .take(size as u64 + 1)
+                    .read_to_end(out)
+                    .map_err(|e| format!("lz4: {e}"))?;
+            }
+            other => return Err(format!("unknown compression {other:?}")),
+        }
+        if out.len() as u64 != header.uncompressed_size {
+            return Err(format!(
+                "decompressed to {} bytes, header says {}",
+                out.len(),
+                header.uncompressed_size
+            ));
+        }
+        Ok(())
     }
-    Ok(buf)
 }
 
 /// The records of a decompressed chunk: (opcode, body range), stopping at a cut record.
@@ -530,37 +592,6 @@ fn parse_chunk_header_inner(body: &[u8]) -> std::result::Result<(ChunkHeader, &[
     ))
 }
 
-fn decompress_whole(header: &ChunkHeader, records: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    if header.uncompressed_size > MAX_CHUNK_UNCOMPRESSED {
-        return Err(format!(
-            "claims {} uncompressed bytes, over the {MAX_CHUNK_UNCOMPRESSED}-byte limit",
-            header.uncompressed_size
-        ));
-    }
-    let size = header.uncompressed_size as usize;
-    let out = match header.compression.as_str() {
-        "" => records.to_vec(),
-        "zstd" => zstd::bulk::decompress(records, size).map_err(|e| format!("zstd: {e}"))?,
-        "lz4" => {
-            let mut out = Vec::with_capacity(size.min(records.len().saturating_mul(255)));
-            lz4_flex::frame::FrameDecoder::new(records)
-                .take(size as u64 + 1)
-                .read_to_end(&mut out)
-                .map_err(|e| format!("lz4: {e}"))?;
-            out
-        }
-        other => return Err(format!("unknown compression {other:?}")),
-    };
-    if out.len() as u64 != header.uncompressed_size {
-        return Err(format!(
-            "decompressed to {} bytes, header says {}",
-            out.len(),
-            header.uncompressed_size
-        ));
-    }
-    Ok(out)
-}
-
 /// Decompresses as much of a cut-off chunk as its bytes allow.
 fn decompress_prefix(header: &ChunkHeader, records: &[u8]) -> Vec<u8> {
     let cap = header.uncompressed_size.min(MAX_CHUNK_UNCOMPRESSED);
@@ -591,4 +622,63 @@ fn decompress_prefix(header: &ChunkHeader, records: &[u8]) -> Vec<u8> {
     }
     out.truncate(cap as usize);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChunkDecoder;
+
+    /// A chunk record body holding `records` compressed with `compression`, whose header says
+    /// `claimed` uncompressed bytes and `crc`.
+    fn chunk_body(records: &[u8], compression: &str, claimed: u64, crc: u32) -> Vec<u8> {
+        let data = match compression {
+            "zstd" => zstd::bulk::compress(records, 1).expect("compress"),
+            "lz4" => {
+                let mut e = lz4_flex::frame::FrameEncoder::new(Vec::new());
+                std::io::Write::write_all(&mut e, records).expect("compress");
+                e.finish().expect("finish")
+            }
+            _ => records.to_vec(),
+        };
+        let mut body = Vec::new();
+        body.extend_from_slice(&1u64.to_le_bytes());
+        body.extend_from_slice(&2u64.to_le_bytes());
+        body.extend_from_slice(&claimed.to_le_bytes());
+        body.extend_from_slice(&crc.to_le_bytes());
+        body.extend_from_slice(&(compression.len() as u32).to_le_bytes());
+        body.extend_from_slice(compression.as_bytes());
+        body.extend_from_slice(&(data.len() as u64).to_le_bytes());
+        body.extend_from_slice(&data);
+        body
+    }
+
+    #[test]
+    fn one_decoder_reads_chunk_after_chunk_and_refuses_lying_headers() {
+        let mut decoder = ChunkDecoder::default();
+        let mut out = Vec::new();
+        for (i, compression) in ["zstd", "lz4", "", "zstd"].into_iter().enumerate() {
+            let records: Vec<u8> = (0..5000u32).map(|k| (k * 7 + i as u32) as u8).collect();
+            let crc = crc32fast::hash(&records);
+            let body = chunk_body(&records, compression, records.len() as u64, crc);
+            decoder.decode_into(&body, &mut out).expect(compression);
+            assert_eq!(out, records, "chunk {i} ({compression:?})");
+
+            let short = chunk_body(&records, compression, records.len() as u64 - 1, 0);
+            assert!(
+                decoder.decode_into(&short, &mut out).is_err(),
+                "{compression:?} short"
+            );
+            let long = chunk_body(&records, compression, records.len() as u64 + 1, 0);
+            assert!(
+                decoder.decode_into(&long, &mut out).is_err(),
+                "{compression:?} long"
+            );
+            let bad_crc = chunk_body(&records, compression, records.len() as u64, crc ^ 1);
+            let err = decoder.decode_into(&bad_crc, &mut out).err();
+            assert!(
+                err.is_some_and(|e| e.contains("CRC")),
+                "{compression:?} CRC"
+            );
+        }
+    }
 }
