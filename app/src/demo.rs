@@ -73,9 +73,16 @@ pub fn write_demo(dir: &Path, options: DemoOptions) -> Result<PathBuf, String> {
     let imu_gap = imu_gap_start..imu_gap_start + DEMO_DROPPED;
     // Every topic's next due time; merge them in time order.
     let mut next: Vec<f64> = vec![0.0; channels.len()];
+    // `bag record` closes a chunk once it is a second old; the demo, written faster than real
+    // time, closes one per simulated second to have the same layout on disk.
+    let mut chunk_end = 1.0;
     while let Some((i, &t)) = next.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)) {
         if t >= options.duration_secs {
             break;
+        }
+        if t >= chunk_end {
+            writer.flush().map_err(err)?;
+            chunk_end = t.floor() + 1.0;
         }
         let Some((id, registry, rate, seq)) = channels.get_mut(i) else {
             break;
