@@ -413,10 +413,8 @@ fn join(pieces: Vec<Piece>) -> TopicData {
         }
     }
     // Columns are joined and summarised in parallel too: one big topic is most of the work.
-    let mut columns: Vec<SeriesBuilder> = columns
-        .into_par_iter()
-        .map(SeriesBuilder::concat)
-        .collect();
+    let mut columns: Vec<SeriesBuilder> =
+        columns.into_par_iter().map(SeriesBuilder::concat).collect();
     // A torn part read in file order can be slightly out of order: sort by time, stably.
     if !data.times_ns.is_sorted() {
         let mut idx: Vec<usize> = (0..data.times_ns.len()).collect();
@@ -491,11 +489,14 @@ mod tests {
         )
         .expect("demo");
         let source = RecordingSource::open(&path).expect("open");
-        // Cut every 3 s, through parts and chunks alike (the source's own windows cut only at
-        // chunk starts, and the demo's parts are one chunk each).
+        // Cut every 2.7 s, inside chunks (the demo's are 1 s) and across parts alike; the
+        // source's own windows cut only at chunk starts.
         let (first, last) = source.summary().time_range_ns.expect("messages");
-        let cuts: Vec<u64> = (1..14).map(|k| first + k * 3_000_000_000).collect();
-        assert!(cuts.last().is_some_and(|&c| c < last));
+        let cuts: Vec<u64> = (1..)
+            .map(|k| first + k * 2_700_000_000)
+            .take_while(|&c| c < last)
+            .collect();
+        assert!(cuts.len() >= 12, "{} cuts", cuts.len());
         let windows: Vec<TimeWindow> = std::iter::once(None)
             .chain(cuts.iter().copied().map(Some))
             .zip(cuts.iter().copied().map(Some).chain(std::iter::once(None)))
