@@ -1,4 +1,4 @@
-//! Reading a part chunk by chunk when its chunks do not overlap in time: each chunk is read,
+//! Reading a part chunk by chunk when the chunks it needs do not overlap in time: each chunk is read,
 //! decompressed and CRC-checked once, and its messages are lent straight out of the chunk buffer
 //! in log-time order (no copy per message).
 
@@ -21,9 +21,18 @@ pub(crate) struct Entry {
     pub data: Range<usize>,
 }
 
+/// What the cursor needs of a chunk's index: where the chunk is and the times it spans.
+#[derive(Clone, Copy)]
+struct ChunkSpan {
+    offset: u64,
+    length: u64,
+    start_ns: u64,
+    end_ns: u64,
+}
+
 pub(crate) struct ChunkCursor {
     file: File,
-    chunks: Vec<mcap::records::ChunkIndex>,
+    chunks: Vec<ChunkSpan>,
     next_chunk: usize,
     record: Vec<u8>,
     decoder: ChunkDecoder,
@@ -43,32 +52,38 @@ impl ChunkCursor {
         filter: &ReadFilter,
         wanted: &Option<BTreeSet<usize>>,
     ) -> Option<Self> {
-        let mut chunks = summary.chunk_indexes.clone();
-        chunks.sort_by_key(|c| (c.message_start_time, c.chunk_start_offset));
-        if chunks
-            .windows(2)
-            .any(|w| w[1].message_start_time < w[0].message_end_time)
-        {
-            return None;
-        }
         let wanted_local: Option<BTreeSet<u16>> = wanted.as_ref().map(|w| {
             (0..=u16::MAX)
                 .filter(|id| part.global_ids.get(*id).is_some_and(|g| w.contains(&g)))
                 .collect()
         });
-        chunks.retain(|c| {
-            let in_time = filter.start_ns.is_none_or(|s| c.message_end_time >= s)
-                && filter.end_ns.is_none_or(|e| c.message_start_time < e);
-            let has_channel = match &wanted_local {
-                None => true,
-                // Without message indexes a chunk cannot say which channels it holds.
-                Some(w) => {
-                    c.message_index_offsets.is_empty()
-                        || c.message_index_offsets.keys().any(|id| w.contains(id))
-                }
-            };
-            in_time && has_channel
-        });
+        let mut chunks: Vec<ChunkSpan> = summary
+            .chunk_indexes
+            .iter()
+            .filter(|c| {
+                let in_time = filter.start_ns.is_none_or(|s| c.message_end_time >= s)
+                    && filter.end_ns.is_none_or(|e| c.message_start_time < e);
+                let has_channel = match &wanted_local {
+                    None => true,
+                    // Without message indexes a chunk cannot say which channels it holds.
+                    Some(w) => {
+                        c.message_index_offsets.is_empty()
+                            || c.message_index_offsets.keys().any(|id| w.contains(id))
+                    }
+                };
+                in_time && has_channel
+            })
+            .map(|c| ChunkSpan {
+                offset: c.chunk_start_offset,
+                length: c.chunk_length,
+                start_ns: c.message_start_time,
+                end_ns: c.message_end_time,
+            })
+            .collect();
+        chunks.sort_by_key(|c| (c.start_ns, c.offset));
+        if chunks.windows(2).any(|w| w[1].start_ns < w[0].end_ns) {
+            return None;
+        }
         Some(ChunkCursor {
             file,
             chunks,
@@ -93,30 +108,30 @@ impl ChunkCursor {
                 self.pos += 1;
                 return Ok(Some(entry.clone()));
             }
-            let Some(index) = self.chunks.get(self.next_chunk).cloned() else {
+            let Some(&span) = self.chunks.get(self.next_chunk) else {
                 return Ok(None);
             };
             self.next_chunk += 1;
-            let at = index.chunk_start_offset;
-            self.load(&index, part)
+            let at = span.offset;
+            self.load(span, part)
                 .map_err(|e| format!("chunk at byte {at}: {e}"))?;
             self.index_messages(part, filter)
                 .map_err(|e| format!("chunk at byte {at}: {e}"))?;
         }
     }
 
-    fn load(&mut self, index: &mcap::records::ChunkIndex, part: &PartInfo) -> Result<(), String> {
-        let end = index.chunk_start_offset.saturating_add(index.chunk_length);
-        if end > part.size_bytes || index.chunk_length < 9 {
+    fn load(&mut self, span: ChunkSpan, part: &PartInfo) -> Result<(), String> {
+        let end = span.offset.saturating_add(span.length);
+        if end > part.size_bytes || span.length < 9 {
             return Err("the chunk index points past the end of the file".into());
         }
-        let len = usize::try_from(index.chunk_length)
+        let len = usize::try_from(span.length)
             .ok()
             .filter(|l| *l <= MAX_RECORD_BYTES)
             .ok_or("the chunk is larger than the reader accepts")?;
         self.record.resize(len, 0);
         self.file
-            .seek(SeekFrom::Start(index.chunk_start_offset))
+            .seek(SeekFrom::Start(span.offset))
             .and_then(|_| self.file.read_exact(&mut self.record))
             .map_err(|e| e.to_string())?;
         if self.record.first() != Some(&op::CHUNK) {
