@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
@@ -51,9 +51,9 @@ impl PartStatus {
 pub(crate) enum PartAccess {
     /// Through its summary and chunk indexes (seekable).
     Indexed(Arc<mcap::Summary>),
-    /// Through its summary, whose chunk indexes are only loaded when messages are read (so
-    /// opening costs the same for any number of chunks).
-    IndexedLazy,
+    /// Through its summary, whose chunk indexes are only loaded when messages are first read (so
+    /// opening costs the same for any number of chunks), then kept for later reads.
+    IndexedLazy(Arc<OnceLock<Arc<mcap::Summary>>>),
     /// In file order from the start.
     FileOrder,
     /// In file order, then sorted by log time in memory (a part without indexes whose messages
@@ -164,7 +164,7 @@ impl PartInfo {
             && let Some(head) = summary_head(&mut file, size).filter(self_describing)
         {
             info.fill_from_summary(head);
-            info.access = PartAccess::IndexedLazy;
+            info.access = PartAccess::IndexedLazy(Arc::default());
             return Ok(info);
         }
         let summary = if got == 8 {

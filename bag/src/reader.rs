@@ -662,12 +662,15 @@ impl Iterator for MessageCursor<'_> {
     }
 }
 
-/// The summary of a part read through its chunk indexes (read from disk now when it was
-/// loaded lazily at open), or `None` for a part read in file order or not at all.
+/// The summary of a part read through its chunk indexes (read from disk on the first read when
+/// it was not loaded at open), or `None` for a part read in file order or not at all.
 fn indexed_summary(part: &PartInfo) -> Result<Option<Arc<mcap::Summary>>> {
     match &part.access {
         PartAccess::Indexed(summary) => Ok(Some(Arc::clone(summary))),
-        PartAccess::IndexedLazy => {
+        PartAccess::IndexedLazy(loaded) => {
+            if let Some(summary) = loaded.get() {
+                return Ok(Some(Arc::clone(summary)));
+            }
             let mut file =
                 File::open(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
             let summary =
@@ -676,7 +679,8 @@ fn indexed_summary(part: &PartInfo) -> Result<Option<Arc<mcap::Summary>>> {
                     offset: 0,
                     what: "the summary read at open can no longer be read".into(),
                 })?;
-            Ok(Some(Arc::new(summary)))
+            // Two first reads at once may both load it; either copy will do.
+            Ok(Some(Arc::clone(loaded.get_or_init(|| Arc::new(summary)))))
         }
         _ => Ok(None),
     }
