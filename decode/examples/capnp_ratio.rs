@@ -1,0 +1,203 @@
+//! `capnp_imu` ratio on a noisy machine: the best of many short batches (not a median) of the
+//! run-time decode, the generated-code reader of `benches/capnp.rs`, and the "API floor": only
+//! the public `any_pointer` / `raw` calls the run-time path makes to reach the same structs and
+//! list, with no plan, leaf tree or row. `cargo run --release -p decode --example capnp_ratio`.
+
+#[allow(clippy::all, unused, unsafe_code)]
+#[path = "../tests/gen/telemetry_capnp.rs"]
+mod telemetry_capnp;
+
+use std::hint::black_box;
+
+use decode::{Row, SchemaSource, compile};
+use telemetry_capnp::{Mode, imu};
+
+const CGR: &[u8] = include_bytes!("../tests/fixtures/telemetry.cgr");
+
+fn message(samples: u32) -> Vec<u8> {
+    let mut m = capnp::message::Builder::new_default();
+    let mut i = m.init_root::<imu::Builder<'_>>();
+    {
+        let mut h = i.reborrow().init_header();
+        h.set_seq(7);
+        h.set_frame_id("imu_link");
+        let mut t = h.init_stamp();
+        t.set_sec(1_700_000_000);
+        t.set_nsec(5);
+    }
+    {
+        let mut w = i.reborrow().init_angular_velocity();
+        w.set_x(0.1);
+        w.set_y(-0.2);
+        w.set_z(0.3);
+    }
+    {
+        let mut a = i.reborrow().init_linear_acceleration();
+        a.set_x(0.0);
+        a.set_y(0.1);
+        a.set_z(9.81);
+    }
+    i.reborrow().init_orientation().set_z(0.5);
+    i.set_temperature(31.5);
+    i.set_mode(Mode::Running);
+    i.reborrow().init_status().set_fault(3);
+    let mut s = i.init_samples(samples);
+    for j in 0..samples {
+        s.set(j, j as f32);
+    }
+    capnp::serialize::write_message_to_words(&m)
+}
+
+/// What a hand-written reader over generated code does: every numeric field into a slot.
+fn generated(bytes: &[u8], out: &mut [f64; 96]) -> capnp::Result<usize> {
+    let mut slice = bytes;
+    let msg = capnp::serialize::read_message_from_flat_slice_no_alloc(
+        &mut slice,
+        capnp::message::ReaderOptions::new(),
+    )?;
+    let i: imu::Reader<'_> = msg.get_root()?;
+    let h = i.get_header()?;
+    let t = h.get_stamp()?;
+    let w = i.get_angular_velocity()?;
+    let a = i.get_linear_acceleration()?;
+    let o = i.get_orientation()?;
+    let fixed = [
+        t.get_sec() as f64,
+        f64::from(t.get_nsec()),
+        f64::from(h.get_seq()),
+        w.get_x(),
+        w.get_y(),
+        w.get_z(),
+        a.get_x(),
+        a.get_y(),
+        a.get_z(),
+        o.get_x(),
+        o.get_y(),
+        o.get_z(),
+        o.get_w(),
+        f64::from(i.get_temperature()),
+        i.get_mode().map_or(f64::NAN, |m| m as u16 as f64),
+    ];
+    out[..fixed.len()].copy_from_slice(&fixed);
+    let mut n = fixed.len();
+    use telemetry_capnp::imu::status::Which;
+    match i.get_status().which() {
+        Ok(Which::Ok(())) => {
+            out[n] = 0.0;
+            n += 1;
+        }
+        Ok(Which::Fault(f)) => {
+            out[n] = 1.0;
+            out[n + 1] = f64::from(f);
+            n += 2;
+        }
+        Ok(Which::Saturated(v)) => {
+            let v = v?;
+            out[n..n + 4].copy_from_slice(&[2.0, v.get_x(), v.get_y(), v.get_z()]);
+            n += 4;
+        }
+        Err(_) => {}
+    }
+    for v in i.get_samples()?.iter() {
+        if n >= out.len() {
+            break;
+        }
+        out[n] = f64::from(v);
+        n += 1;
+    }
+    Ok(n)
+}
+
+type Carrier<'a> = capnp::schema_capnp::node::Reader<'a>;
+
+fn f64_at(d: &[u8], at: usize) -> f64 {
+    d.get(at..at + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map_or(0.0, f64::from_le_bytes)
+}
+
+/// The API floor: header, header.stamp, angularVelocity, linearAcceleration, orientation and
+/// samples reached through `any_pointer_list::try_get` + `get_as` on an untyped carrier, as the
+/// run-time path does; one number read from each.
+fn floor(bytes: &[u8], out: &mut [f64; 96]) -> capnp::Result<usize> {
+    let mut slice = bytes;
+    let msg = capnp::serialize::read_message_from_flat_slice_no_alloc(
+        &mut slice,
+        capnp::message::ReaderOptions::new(),
+    )?;
+    let root: capnp::any_pointer::Reader<'_> = msg.get_root()?;
+    let r: Carrier<'_> = root.get_as()?;
+    let ptrs = capnp::raw::get_struct_pointer_section(r);
+    let mut n = 0;
+    let mut put = |v: f64| {
+        if let Some(o) = out.get_mut(n) {
+            *o = v;
+            n += 1;
+        }
+    };
+    for i in 0..4 {
+        let Some(p) = ptrs.try_get(i).filter(|p| !p.is_null()) else {
+            continue;
+        };
+        let c: Carrier<'_> = p.get_as()?;
+        put(f64_at(capnp::raw::get_struct_data_section(c), 0));
+        if i == 0
+            && let Some(q) = capnp::raw::get_struct_pointer_section(c).try_get(0)
+        {
+            let t: Carrier<'_> = q.get_as()?;
+            put(f64_at(capnp::raw::get_struct_data_section(t), 0));
+        }
+    }
+    if let Some(p) = ptrs.try_get(5) {
+        let l: capnp::primitive_list::Reader<'_, f32> = p.get_as()?;
+        for b in capnp::raw::get_list_bytes(l).chunks_exact(4) {
+            put(f64::from(f32::from_le_bytes(
+                <[u8; 4]>::try_from(b).unwrap_or([0; 4]),
+            )));
+        }
+    }
+    Ok(n)
+}
+
+fn main() {
+    use std::time::Instant;
+    for samples in [0u32, 64] {
+        let bytes = message(samples);
+        let mut plan = compile(&SchemaSource {
+            message_encoding: "capnproto",
+            schema_encoding: "capnproto",
+            schema_name: "telemetry.capnp:Imu",
+            schema_data: CGR,
+        })
+        .expect("compile");
+        let mut row = Row::new();
+        plan.decode(&bytes, &mut row).expect("decode");
+        let mut out = [0.0; 96];
+        let (mut best_r, mut best_g, mut best_f) = (f64::MAX, f64::MAX, f64::MAX);
+        const N: u32 = 2000;
+        for _ in 0..400 {
+            let t = Instant::now();
+            for _ in 0..N {
+                plan.decode(black_box(&bytes), &mut row).expect("decode");
+                black_box(row.get(0));
+            }
+            best_r = best_r.min(t.elapsed().as_nanos() as f64 / f64::from(N));
+            let t = Instant::now();
+            for _ in 0..N {
+                black_box(generated(black_box(&bytes), &mut out).expect("generated"));
+            }
+            best_g = best_g.min(t.elapsed().as_nanos() as f64 / f64::from(N));
+            let t = Instant::now();
+            for _ in 0..N {
+                black_box(floor(black_box(&bytes), &mut out).expect("floor"));
+            }
+            best_f = best_f.min(t.elapsed().as_nanos() as f64 / f64::from(N));
+        }
+        println!(
+            "samples {samples}: runtime {best_r:.1} ns, generated {best_g:.1} ns, ratio {:.3}; \
+             API floor {best_f:.1} ns (generated / floor {:.3})",
+            best_g / best_r,
+            best_g / best_f
+        );
+    }
+}
