@@ -44,30 +44,21 @@ pub(crate) struct FlatProgram {
     root: FlatStruct,
 }
 
-/// Why a schema has no flat program.
+/// Why a schema, or a part of it, has no flat program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NotFlat {
     /// The schema has lists: the general walk reads them.
     Never,
-    /// The root's own leaves have not been registered yet.
-    NotYet,
-}
-
-/// A part of the program that cannot be built now.
-enum Missing {
-    Never,
-    /// Leaves not registered yet: the message goes to the general walk when it gets here.
+    /// Leaves not registered yet. For the root this means no program yet; below it, a message
+    /// that reaches the part goes to the general walk.
     NotYet,
 }
 
 impl FlatProgram {
     /// The program for `schema`, with the slots the general walk registered under `root`.
     pub(crate) fn build(schema: &Schema, root: &Branch, limits: &Limits) -> Result<Self, NotFlat> {
-        match build_struct(schema, schema.root, root, limits, 0) {
-            Ok(root) => Ok(Self { root }),
-            Err(Missing::Never) => Err(NotFlat::Never),
-            Err(Missing::NotYet) => Err(NotFlat::NotYet),
-        }
+        let root = build_struct(schema, schema.root, root, limits, 0)?;
+        Ok(Self { root })
     }
 
     /// Writes the message's leaves into `row`; `false` when this message needs the general walk
@@ -91,7 +82,7 @@ fn build_struct(
     branch: &Branch,
     limits: &Limits,
     depth: u32,
-) -> Result<FlatStruct, Missing> {
+) -> Result<FlatStruct, NotFlat> {
     let mut out = FlatStruct::default();
     add_struct(schema, si, branch, limits, depth, &mut out)?;
     Ok(out)
@@ -105,20 +96,20 @@ fn add_struct(
     limits: &Limits,
     depth: u32,
     out: &mut FlatStruct,
-) -> Result<(), Missing> {
+) -> Result<(), NotFlat> {
     if depth > limits.max_depth {
-        return Err(Missing::NotYet);
+        return Err(NotFlat::NotYet);
     }
-    let st = schema.structs.get(si).ok_or(Missing::Never)?;
+    let st = schema.structs.get(si).ok_or(NotFlat::Never)?;
     if branch.slots.len() != st.loads.len() {
-        return Err(Missing::NotYet);
+        return Err(NotFlat::NotYet);
     }
     out.loads
         .extend(st.loads.iter().copied().zip(branch.slots.iter().copied()));
     let mut union = match &st.union {
         Some(u) => Some(FlatUnion {
             byte: u.byte,
-            which_slot: branch.leaf_slot(st.fields.len()).ok_or(Missing::NotYet)?,
+            which_slot: branch.leaf_slot(st.fields.len()).ok_or(NotFlat::NotYet)?,
             arms: vec![Some(FlatStruct::default()); u.arms.len()],
         }),
         None => None,
@@ -139,16 +130,16 @@ fn add_struct(
                 ptr,
                 strukt,
             } => (arm, Some(Step::Pointer(ptr, strukt, branch.child(field)))),
-            Op::List { .. } => return Err(Missing::Never),
+            Op::List { .. } => return Err(NotFlat::Never),
         };
         let Some(a) = arm else {
-            step.ok_or(Missing::NotYet)?
+            step.ok_or(NotFlat::NotYet)?
                 .add(schema, limits, depth, out)?;
             continue;
         };
         let arms = union.as_mut().map(|u| &mut u.arms);
         let Some(slot) = arms.and_then(|arms| arms.get_mut(usize::from(a))) else {
-            return Err(Missing::Never);
+            return Err(NotFlat::Never);
         };
         let Some(target) = slot else {
             // An arm already known to be incomplete.
@@ -157,8 +148,8 @@ fn add_struct(
         match step.map(|step| step.add(schema, limits, depth, target)) {
             Some(Ok(())) => {}
             // The arm's leaves are not all known: a message in this arm goes to the walk.
-            None | Some(Err(Missing::NotYet)) => *slot = None,
-            Some(Err(Missing::Never)) => return Err(Missing::Never),
+            None | Some(Err(NotFlat::NotYet)) => *slot = None,
+            Some(Err(NotFlat::Never)) => return Err(NotFlat::Never),
         }
     }
     out.unions.extend(union);
@@ -179,7 +170,7 @@ impl Step<'_> {
         limits: &Limits,
         depth: u32,
         out: &mut FlatStruct,
-    ) -> Result<(), Missing> {
+    ) -> Result<(), NotFlat> {
         match self {
             Step::Load(op, slot) => out.loads.push((op, slot)),
             // A group shares its parent's data and pointer sections.
@@ -190,8 +181,8 @@ impl Step<'_> {
                 let target = match child {
                     Some(child) => match build_struct(schema, strukt, child, limits, depth + 1) {
                         Ok(t) => Some(t),
-                        Err(Missing::NotYet) => None,
-                        Err(Missing::Never) => return Err(Missing::Never),
+                        Err(NotFlat::NotYet) => None,
+                        Err(NotFlat::Never) => return Err(NotFlat::Never),
                     },
                     None => None,
                 };
