@@ -41,6 +41,7 @@ pub mod export;
 pub mod live;
 pub mod metadata;
 pub mod part;
+mod part_writer;
 pub mod reader;
 mod record_check;
 pub mod reindex;

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
-use crate::scan::{Damage, Definitions, FileOrderScanner, MCAP_MAGIC, ScanItem};
+use crate::scan::{Damage, Definitions, FileOrderScanner, MCAP_MAGIC, ScanItem, op};
 
 /// The health of one part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -327,7 +327,7 @@ impl SummaryParts {
     fn add(&mut self, bytes: &[u8]) -> Option<()> {
         for (opcode, body) in records(bytes)? {
             // Attachment and metadata indexes, summary offsets and unknown records: not needed.
-            if !matches!(opcode, 0x03 | 0x04 | 0x08 | 0x0B) {
+            if ![op::SCHEMA, op::CHANNEL, op::CHUNK_INDEX, op::STATISTICS].contains(&opcode) {
                 continue;
             }
             match crate::record_check::parse_record(opcode, body) {
@@ -377,10 +377,7 @@ impl SummaryParts {
 /// through the footer's summary offsets: a few small reads whatever the file's size.
 /// `None` when the file has no summary offsets or anything looks wrong (the caller falls back).
 fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
-    const SUMMARY_OFFSET: u8 = 0x0E;
-    const CHUNK_INDEX: u8 = 0x08;
-    const STATISTICS: u8 = 0x0B;
-    use crate::scan::op;
+    use op::{CHUNK_INDEX, STATISTICS, SUMMARY_OFFSET};
     let place = footer(file, size)?;
     if place.offsets_start == 0 || place.offsets_start >= place.footer_at {
         return None;

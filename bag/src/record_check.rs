@@ -5,10 +5,7 @@
 //! file could ask for gigabytes. Every record body we parse goes through here first: each
 //! declared length is checked against the bytes that remain.
 
-const SCHEMA: u8 = 0x03;
-const CHANNEL: u8 = 0x04;
-const CHUNK_INDEX: u8 = 0x08;
-const STATISTICS: u8 = 0x0B;
+use crate::scan::op::{CHANNEL, CHUNK_INDEX, SCHEMA, STATISTICS};
 
 struct Cursor<'a>(&'a [u8]);
 

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use crate::error::{BagError, Result};
 use crate::metadata::{Metadata, PartRecord, PartState, RedlineSection, sync_dir};
 use crate::part::{PartInfo, PartStatus};
+use crate::part_writer::{MessageHeader, PartWriter};
 use crate::reader::{BagReader, IndexState};
 use crate::scan::{Definitions, FileOrderScanner, ScanItem};
-use crate::writer::{Compression, bagfile_information, part_write_options};
+use crate::writer::{Compression, bagfile_information};
 
 /// What [`reindex`] did.
 #[derive(Debug, Clone, Default)]
@@ -111,6 +112,9 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     Ok(report)
 }
 
+/// Chunk size of a repaired part, before compression.
+const REPAIR_CHUNK_BYTES: usize = 4 << 20;
+
 /// Rewrites a torn part as a complete MCAP file; returns messages kept and the backup path.
 fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
     let tmp = part.path.with_extension("mcap.reindex-tmp");
@@ -120,9 +124,14 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         .find_map(|c| c.parse::<Compression>().ok())
         .unwrap_or_default();
     let file = fs::File::create(&tmp).map_err(|e| BagError::io("creating", &tmp, e))?;
-    let mut writer = part_write_options(compression, 0)
-        .create(BufWriter::new(file))
-        .map_err(|e| BagError::mcap(&tmp, e))?;
+    let written = |e| BagError::io("writing", &tmp, e);
+    let mut writer = PartWriter::new(
+        BufWriter::new(file),
+        compression,
+        0,
+        Some(REPAIR_CHUNK_BYTES),
+    )
+    .map_err(written)?;
 
     let mut scanner = FileOrderScanner::open(&part.path)?;
     let mut definitions = Definitions::default();
@@ -134,12 +143,12 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
                 let Some((id, spec)) = definitions.resolve(definition) else {
                     continue;
                 };
-                // mcap's writer gives identical schemas one id.
+                // Identical schemas get one id.
                 let schema_id = match &spec.schema {
                     None => 0,
                     Some(schema) => writer
                         .add_schema(&schema.name, &schema.encoding, &schema.data)
-                        .map_err(|e| BagError::mcap(&tmp, e))?,
+                        .map_err(written)?,
                 };
                 let new_id = writer
                     .add_channel(
@@ -148,29 +157,27 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
                         &spec.message_encoding,
                         &spec.metadata,
                     )
-                    .map_err(|e| BagError::mcap(&tmp, e))?;
+                    .map_err(written)?;
                 channels.insert(id, new_id);
             }
             ScanItem::Message(m) => {
                 let Some(channel_id) = channels.get(&m.channel_id) else {
                     continue;
                 };
-                let header = mcap::records::MessageHeader {
+                let header = MessageHeader {
                     channel_id: *channel_id,
                     sequence: m.sequence,
                     log_time: m.log_time,
                     publish_time: m.publish_time,
                 };
-                writer
-                    .write_to_known_channel(&header, m.data)
-                    .map_err(|e| BagError::mcap(&tmp, e))?;
+                writer.write_message(&header, m.data).map_err(written)?;
                 kept += 1;
             }
         }
     }
-    writer.finish().map_err(|e| BagError::mcap(&tmp, e))?;
     let file = writer
-        .into_inner()
+        .finish()
+        .map_err(written)?
         .into_inner()
         .map_err(|e| BagError::io("writing", &tmp, e.into_error()))?;
     file.sync_all()

@@ -1,18 +1,16 @@
 //! [`BagWriter`]: writes a bag directory of rolling MCAP parts plus `metadata.yaml`.
 //!
 //! Built so that a killed writer loses as little as possible:
-//! - parts are written with mcap's `disable_seeking(true)`, so no chunk header is ever left with
-//!   placeholder lengths, and without zstd worker threads, so a closed chunk is on disk;
+//! - parts are written front to back by [`PartWriter`](crate::part_writer), a chunk whole when
+//!   it closes, so no record on disk is ever left with placeholder lengths;
 //! - a chunk closes by size (about 4 MiB) or by age (about 1 s), and every closed chunk is handed to
 //!   the OS at once, so a crash loses at most about a second of data;
 //! - `metadata.yaml` is rewritten atomically at creation, on every roll and at close.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::channel::ChannelSpec;
@@ -21,6 +19,7 @@ use crate::metadata::{
     Advertised, BagfileInformation, FileInformation, METADATA_VERSION, Metadata, PartRecord,
     PartState, RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount,
 };
+use crate::part_writer::{MessageHeader, PartWriter};
 
 /// Chunk compression.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,14 +34,6 @@ pub enum Compression {
 }
 
 impl Compression {
-    fn to_mcap(self) -> Option<mcap::Compression> {
-        match self {
-            Compression::Zstd => Some(mcap::Compression::Zstd),
-            Compression::Lz4 => Some(mcap::Compression::Lz4),
-            Compression::None => None,
-        }
-    }
-
     /// The name MCAP records use (`zstd`, `lz4`, or empty).
     pub fn mcap_name(self) -> &'static str {
         match self {
@@ -170,44 +161,12 @@ struct ChannelState {
     message_count: u64,
 }
 
-/// A file that counts what is written to it, so parts can roll by size.
-struct CountingFile {
-    inner: BufWriter<fs::File>,
-    written: Arc<AtomicU64>,
-}
-
-impl Write for CountingFile {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.written.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-impl Seek for CountingFile {
-    // With `disable_seeking(true)` mcap only asks where it is.
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        match pos {
-            SeekFrom::Current(0) => Ok(self.written.load(Ordering::Relaxed)),
-            _ => Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "bag parts are written without seeking",
-            )),
-        }
-    }
-}
-
 struct OpenPart {
     record: PartRecord,
     path: PathBuf,
-    writer: mcap::Writer<CountingFile>,
-    bytes_written: Arc<AtomicU64>,
-    mcap_channel_ids: HashMap<usize, u16>,
-    mcap_schema_ids: HashMap<usize, u16>,
-    chunk_bytes: u64,
+    writer: PartWriter<BufWriter<fs::File>>,
+    /// Recording-wide channel index -> the part's MCAP channel id, once used in this part.
+    mcap_channel_ids: Vec<Option<u16>>,
     chunk_opened_at: Option<Instant>,
 }
 
@@ -228,9 +187,6 @@ pub struct BagWriter {
     last_index_store: Option<Instant>,
     closed: bool,
 }
-
-/// Bytes an MCAP message record takes besides its payload (opcode, length, header).
-const MESSAGE_RECORD_OVERHEAD: u64 = 1 + 8 + 2 + 4 + 8 + 8;
 
 /// `write` checks the open chunk's age once per this many messages.
 const AGE_CHECK_EVERY: u64 = 64;
@@ -337,15 +293,15 @@ impl BagWriter {
         self.roll_if_due(log_time_ns)?;
         let mcap_channel = self.mcap_channel(channel)?;
         let part = self.current_part()?;
-        let header = mcap::records::MessageHeader {
+        let header = MessageHeader {
             channel_id: mcap_channel,
             sequence,
             log_time: log_time_ns,
             publish_time: publish_time_ns,
         };
         part.writer
-            .write_to_known_channel(&header, data)
-            .map_err(|e| BagError::mcap(&part.path, e))?;
+            .write_message(&header, data)
+            .map_err(|e| BagError::io("writing", &part.path, e))?;
         let record = &mut part.record;
         if record.message_count == 0 {
             record.start_ns = log_time_ns;
@@ -355,7 +311,6 @@ impl BagWriter {
             record.end_ns = record.end_ns.max(log_time_ns);
         }
         record.message_count += 1;
-        part.chunk_bytes += MESSAGE_RECORD_OVERHEAD + data.len() as u64;
         part.chunk_opened_at.get_or_insert_with(Instant::now);
         // Reading the clock costs as much as writing a small message: check the chunk's age
         // every so many messages here (and on every `flush_if_stale`).
@@ -396,8 +351,7 @@ impl BagWriter {
         let part = self.current_part()?;
         part.writer
             .flush()
-            .map_err(|e| BagError::mcap(&part.path, e))?;
-        part.chunk_bytes = 0;
+            .map_err(|e| BagError::io("writing", &part.path, e))?;
         part.chunk_opened_at = None;
         self.store_metadata_if_counters_changed()
     }
@@ -468,15 +422,13 @@ impl BagWriter {
             .create_new(true)
             .open(&path)
             .map_err(|e| BagError::io("creating", &path, e))?;
-        let bytes_written = Arc::new(AtomicU64::new(0));
-        let sink = CountingFile {
-            inner: BufWriter::with_capacity(1 << 20, file),
-            written: Arc::clone(&bytes_written),
-        };
-        let writer = part_write_options(self.options.compression, self.options.compression_level)
-            .chunk_size(None)
-            .create(sink)
-            .map_err(|e| BagError::mcap(&path, e))?;
+        let writer = PartWriter::new(
+            BufWriter::with_capacity(1 << 20, file),
+            self.options.compression,
+            self.options.compression_level,
+            None,
+        )
+        .map_err(|e| BagError::io("writing", &path, e))?;
         self.part = Some(OpenPart {
             record: PartRecord {
                 path: file_name,
@@ -485,10 +437,7 @@ impl BagWriter {
             },
             path,
             writer,
-            bytes_written,
-            mcap_channel_ids: HashMap::new(),
-            mcap_schema_ids: HashMap::new(),
-            chunk_bytes: 0,
+            mcap_channel_ids: Vec::new(),
             chunk_opened_at: None,
         });
         Ok(())
@@ -498,12 +447,10 @@ impl BagWriter {
         let Some(mut part) = self.part.take() else {
             return Ok(());
         };
-        part.writer
+        let file = part
+            .writer
             .finish()
-            .map_err(|e| BagError::mcap(&part.path, e))?;
-        let sink = part.writer.into_inner();
-        let file = sink
-            .inner
+            .map_err(|e| BagError::io("writing", &part.path, e))?
             .into_inner()
             .map_err(|e| BagError::io("writing", &part.path, e.into_error()))?;
         file.sync_all()
@@ -523,7 +470,7 @@ impl BagWriter {
         let too_big = self
             .options
             .part_max_bytes
-            .is_some_and(|max| part.writer_position() >= max);
+            .is_some_and(|max| part.writer.position() >= max);
         let too_long = self
             .options
             .part_max_duration_ns
@@ -540,7 +487,7 @@ impl BagWriter {
         let Some(part) = self.part.as_ref() else {
             return Ok(());
         };
-        let too_big = part.chunk_bytes >= self.options.chunk_size_bytes;
+        let too_big = part.writer.open_chunk_bytes() as u64 >= self.options.chunk_size_bytes;
         let too_old = match (part.chunk_opened_at, self.options.chunk_max_age) {
             (Some(opened), Some(max)) if check_age => opened.elapsed() >= max,
             _ => false,
@@ -561,23 +508,16 @@ impl BagWriter {
         let Some(part) = self.part.as_mut() else {
             return Err(BagError::InvalidArgument("the bag writer is closed".into()));
         };
-        if let Some(id) = part.mcap_channel_ids.get(&channel.0) {
+        if let Some(Some(id)) = part.mcap_channel_ids.get(channel.0) {
             return Ok(*id);
         }
+        let written = |e| BagError::io("writing", &part.path, e);
         let schema_id = match &spec.schema {
             None => 0,
-            Some(schema) => match part.mcap_schema_ids.get(&channel.0) {
-                Some(id) => *id,
-                None => {
-                    let id = part
-                        .writer
-                        .add_schema(&schema.name, &schema.encoding, &schema.data)
-                        .map_err(|e| BagError::mcap(&part.path, e))?;
-                    part.mcap_schema_ids.insert(channel.0, id);
-                    part.chunk_bytes += schema.data.len() as u64;
-                    id
-                }
-            },
+            Some(schema) => part
+                .writer
+                .add_schema(&schema.name, &schema.encoding, &schema.data)
+                .map_err(written)?,
         };
         let id = part
             .writer
@@ -587,8 +527,11 @@ impl BagWriter {
                 &spec.message_encoding,
                 &spec.metadata,
             )
-            .map_err(|e| BagError::mcap(&part.path, e))?;
-        part.mcap_channel_ids.insert(channel.0, id);
+            .map_err(written)?;
+        if part.mcap_channel_ids.len() <= channel.0 {
+            part.mcap_channel_ids.resize(channel.0 + 1, None);
+        }
+        part.mcap_channel_ids[channel.0] = Some(id);
         Ok(id)
     }
 
@@ -643,23 +586,6 @@ impl BagWriter {
         self.last_index_store = Some(Instant::now());
         Ok(())
     }
-}
-
-impl OpenPart {
-    /// Bytes of the part handed to the file so far (the open chunk adds at most a chunk).
-    fn writer_position(&self) -> u64 {
-        self.bytes_written.load(Ordering::Relaxed)
-    }
-}
-
-/// MCAP options every part is written with: no seek-back placeholders, no worker threads.
-pub(crate) fn part_write_options(compression: Compression, level: u32) -> mcap::WriteOptions {
-    mcap::WriteOptions::new()
-        .compression(compression.to_mcap())
-        .compression_level(level)
-        .disable_seeking(true)
-        .compression_threads(0)
-        .library(concat!("redline-bag/", env!("CARGO_PKG_VERSION")))
 }
 
 /// Builds rosbag2's section from part records and per-(topic, type, encoding) counts.

@@ -1,0 +1,633 @@
+//! Writes one MCAP part: a data section of chunks, each built in memory and compressed in one
+//! call when it closes, then a summary (schemas, channels, statistics, chunk indexes) and the
+//! footer.
+//!
+//! Why not the mcap crate's writer: it streams every message into its compressor through
+//! several small writes (opcode, length, each header field, payload), and at live rates that
+//! per-call cost is as large as the compression itself. Here a message is one append to a
+//! buffer. Reading stays with the mcap crate, which reads these files back in the tests, and
+//! `bag verify` checks them with its own parser.
+//!
+//! Schema and channel records go at the top level, outside chunks, as soon as they are added,
+//! so they reach the file before any message that uses them: a part cut short keeps every
+//! closed chunk readable.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use crate::scan::{MCAP_MAGIC, op};
+use crate::writer::Compression;
+
+/// Bytes a message record takes besides its payload: opcode, length, channel id, sequence and
+/// both times.
+pub(crate) const MESSAGE_RECORD_OVERHEAD: usize = 1 + 8 + 2 + 4 + 8 + 8;
+
+/// A message's header fields, as MCAP stores them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MessageHeader {
+    pub channel_id: u16,
+    pub sequence: u32,
+    pub log_time: u64,
+    pub publish_time: u64,
+}
+
+/// The part being written. Chunks close on [`PartWriter::flush`], or by themselves once they
+/// hold `auto_chunk_bytes` of records when that is set.
+pub(crate) struct PartWriter<W: Write> {
+    out: Output<W>,
+    compressor: ChunkCompressor,
+    auto_chunk_bytes: Option<usize>,
+    schemas: Vec<Vec<u8>>,
+    schema_ids: HashMap<(String, String, Vec<u8>), u16>,
+    channels: Vec<Vec<u8>>,
+    channel_ids: HashMap<ChannelKey, u16>,
+    chunk: OpenChunk,
+    chunk_indexes: Vec<u8>,
+    chunk_count: u32,
+    stats: Statistics,
+}
+
+type ChannelKey = (u16, String, String, BTreeMap<String, String>);
+
+#[derive(Default)]
+struct OpenChunk {
+    records: Vec<u8>,
+    time_range: Option<(u64, u64)>,
+    /// Channel id -> (log time, offset in `records`) of its messages in this chunk.
+    indexes: BTreeMap<u16, Vec<(u64, u64)>>,
+}
+
+#[derive(Default)]
+struct Statistics {
+    message_count: u64,
+    time_range: Option<(u64, u64)>,
+    /// Message count per channel id, one entry per channel added.
+    channel_counts: BTreeMap<u16, u64>,
+}
+
+impl<W: Write> PartWriter<W> {
+    /// Starts a part on `out` (magic and header record).
+    pub(crate) fn new(
+        out: W,
+        compression: Compression,
+        level: u32,
+        auto_chunk_bytes: Option<usize>,
+    ) -> io::Result<Self> {
+        let mut out = Output::new(out);
+        out.write_all(MCAP_MAGIC)?;
+        let mut header = Vec::new();
+        record(&mut header, op::HEADER, |b| {
+            put_str(b, "");
+            put_str(b, concat!("redline-bag/", env!("CARGO_PKG_VERSION")));
+        });
+        out.write_all(&header)?;
+        Ok(PartWriter {
+            out,
+            compressor: ChunkCompressor::new(compression, level)?,
+            auto_chunk_bytes,
+            schemas: Vec::new(),
+            schema_ids: HashMap::new(),
+            channels: Vec::new(),
+            channel_ids: HashMap::new(),
+            chunk: OpenChunk::default(),
+            chunk_indexes: Vec::new(),
+            chunk_count: 0,
+            stats: Statistics::default(),
+        })
+    }
+
+    /// Bytes handed to `out` so far; the open chunk is not among them.
+    pub(crate) fn position(&self) -> u64 {
+        self.out.position
+    }
+
+    /// Bytes of records in the open chunk, before compression.
+    pub(crate) fn open_chunk_bytes(&self) -> usize {
+        self.chunk.records.len()
+    }
+
+    /// The id of a schema with this content, writing its record the first time (ids start
+    /// at 1; 0 means no schema).
+    pub(crate) fn add_schema(
+        &mut self,
+        name: &str,
+        encoding: &str,
+        data: &[u8],
+    ) -> io::Result<u16> {
+        let key = (name.to_string(), encoding.to_string(), data.to_vec());
+        if let Some(id) = self.schema_ids.get(&key) {
+            return Ok(*id);
+        }
+        let id = u16::try_from(self.schemas.len() + 1)
+            .map_err(|_| invalid_input("more than 65535 schemas in one part"))?;
+        let mut bytes = Vec::with_capacity(data.len() + name.len() + encoding.len() + 32);
+        record(&mut bytes, op::SCHEMA, |b| {
+            put_u16(b, id);
+            put_str(b, name);
+            put_str(b, encoding);
+            put_bytes(b, data);
+        });
+        self.out.write_all(&bytes)?;
+        self.schemas.push(bytes);
+        self.schema_ids.insert(key, id);
+        Ok(id)
+    }
+
+    /// The id of a channel with this content, writing its record the first time.
+    pub(crate) fn add_channel(
+        &mut self,
+        schema_id: u16,
+        topic: &str,
+        message_encoding: &str,
+        metadata: &BTreeMap<String, String>,
+    ) -> io::Result<u16> {
+        if schema_id != 0 && usize::from(schema_id) > self.schemas.len() {
+            return Err(invalid_input(format!(
+                "schema id {schema_id} was never added"
+            )));
+        }
+        let key = (
+            schema_id,
+            topic.to_string(),
+            message_encoding.to_string(),
+            metadata.clone(),
+        );
+        if let Some(id) = self.channel_ids.get(&key) {
+            return Ok(*id);
+        }
+        let id = u16::try_from(self.channels.len())
+            .map_err(|_| invalid_input("more than 65536 channels in one part"))?;
+        let mut bytes = Vec::new();
+        record(&mut bytes, op::CHANNEL, |b| {
+            put_u16(b, id);
+            put_u16(b, schema_id);
+            put_str(b, topic);
+            put_str(b, message_encoding);
+            put_map(b, metadata.iter(), |b, (k, v)| {
+                put_str(b, k);
+                put_str(b, v);
+            });
+        });
+        self.out.write_all(&bytes)?;
+        self.channels.push(bytes);
+        self.channel_ids.insert(key, id);
+        self.stats.channel_counts.insert(id, 0);
+        Ok(id)
+    }
+
+    /// Appends a message to the open chunk.
+    pub(crate) fn write_message(&mut self, header: &MessageHeader, data: &[u8]) -> io::Result<()> {
+        let Some(count) = self.stats.channel_counts.get_mut(&header.channel_id) else {
+            return Err(invalid_input(format!(
+                "channel id {} was never added",
+                header.channel_id
+            )));
+        };
+        *count += 1;
+        let time = header.log_time;
+        self.stats.message_count += 1;
+        self.stats.time_range = Some(widen(self.stats.time_range, time));
+        let chunk = &mut self.chunk;
+        chunk.time_range = Some(widen(chunk.time_range, time));
+        chunk
+            .indexes
+            .entry(header.channel_id)
+            .or_default()
+            .push((time, chunk.records.len() as u64));
+        let records = &mut chunk.records;
+        records.reserve(MESSAGE_RECORD_OVERHEAD + data.len());
+        records.push(op::MESSAGE);
+        records
+            .extend_from_slice(&((MESSAGE_RECORD_OVERHEAD - 9 + data.len()) as u64).to_le_bytes());
+        records.extend_from_slice(&header.channel_id.to_le_bytes());
+        records.extend_from_slice(&header.sequence.to_le_bytes());
+        records.extend_from_slice(&header.log_time.to_le_bytes());
+        records.extend_from_slice(&header.publish_time.to_le_bytes());
+        records.extend_from_slice(data);
+        if self
+            .auto_chunk_bytes
+            .is_some_and(|max| self.chunk.records.len() >= max)
+        {
+            self.close_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Closes the open chunk (if it holds anything) and flushes `out`.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.close_chunk()?;
+        self.out.flush()
+    }
+
+    /// Closes the open chunk and writes the data end, the summary and the footer; hands `out`
+    /// back, flushed.
+    pub(crate) fn finish(mut self) -> io::Result<W> {
+        self.close_chunk()?;
+        let mut tail = Vec::new();
+        let data_crc = self.out.crc.clone().finalize();
+        record(&mut tail, op::DATA_END, |b| put_u32(b, data_crc));
+        self.out.write_all(&tail)?;
+
+        let summary_start = self.out.position;
+        self.out.crc = crc32fast::Hasher::new();
+        let mut offsets = Vec::new();
+        let statistics = self.statistics_record();
+        let groups: [(u8, &[u8]); 4] = [
+            (op::SCHEMA, &self.schemas.concat()),
+            (op::CHANNEL, &self.channels.concat()),
+            (op::STATISTICS, &statistics),
+            (op::CHUNK_INDEX, &self.chunk_indexes),
+        ];
+        for (opcode, group) in groups {
+            if group.is_empty() {
+                continue;
+            }
+            let start = self.out.position;
+            self.out.write_all(group)?;
+            record(&mut offsets, op::SUMMARY_OFFSET, |b| {
+                b.push(opcode);
+                put_u64(b, start);
+                put_u64(b, group.len() as u64);
+            });
+        }
+        let offsets_start = self.out.position;
+        self.out.write_all(&offsets)?;
+        let mut footer = Vec::new();
+        footer.push(op::FOOTER);
+        put_u64(&mut footer, 8 + 8 + 4);
+        put_u64(&mut footer, summary_start);
+        put_u64(&mut footer, offsets_start);
+        self.out.write_all(&footer)?;
+        let summary_crc = self.out.crc.clone().finalize();
+        self.out.write_all(&summary_crc.to_le_bytes())?;
+        self.out.write_all(MCAP_MAGIC)?;
+        self.out.flush()?;
+        Ok(self.out.inner)
+    }
+
+    fn statistics_record(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let (start, end) = self.stats.time_range.unwrap_or((0, 0));
+        record(&mut bytes, op::STATISTICS, |b| {
+            put_u64(b, self.stats.message_count);
+            put_u16(b, self.schemas.len() as u16);
+            put_u32(b, self.channels.len() as u32);
+            put_u32(b, 0); // attachments
+            put_u32(b, 0); // metadata records
+            put_u32(b, self.chunk_count);
+            put_u64(b, start);
+            put_u64(b, end);
+            put_map(b, self.stats.channel_counts.iter(), |b, (id, n)| {
+                put_u16(b, *id);
+                put_u64(b, *n);
+            });
+        });
+        bytes
+    }
+
+    fn close_chunk(&mut self) -> io::Result<()> {
+        let Some((start_time, end_time)) = self.chunk.time_range.take() else {
+            return Ok(());
+        };
+        let records = &self.chunk.records;
+        let uncompressed_crc = crc32fast::hash(records);
+        let name = self.compressor.name();
+        let compressed = self.compressor.compress(records)?;
+        let chunk_start = self.out.position;
+        let mut head = Vec::with_capacity(64);
+        record(&mut head, op::CHUNK, |b| {
+            put_u64(b, start_time);
+            put_u64(b, end_time);
+            put_u64(b, records.len() as u64);
+            put_u32(b, uncompressed_crc);
+            put_str(b, name);
+            put_u64(b, compressed.len() as u64);
+        });
+        // The record's length covers the compressed records written after the head.
+        let length = (head.len() - 9 + compressed.len()) as u64;
+        head[1..9].copy_from_slice(&length.to_le_bytes());
+        self.out.write_all(&head)?;
+        self.out.write_all(compressed)?;
+        let chunk_length = self.out.position - chunk_start;
+
+        let index_start = self.out.position;
+        let mut index_offsets = Vec::new();
+        let mut indexes = Vec::new();
+        for (channel, entries) in &mut self.chunk.indexes {
+            if entries.is_empty() {
+                continue;
+            }
+            index_offsets.push((*channel, index_start + indexes.len() as u64));
+            record(&mut indexes, op::MESSAGE_INDEX, |b| {
+                put_u16(b, *channel);
+                put_u32(b, (entries.len() * 16) as u32);
+                for (time, offset) in entries.iter() {
+                    put_u64(b, *time);
+                    put_u64(b, *offset);
+                }
+            });
+            entries.clear();
+        }
+        self.out.write_all(&indexes)?;
+
+        record(&mut self.chunk_indexes, op::CHUNK_INDEX, |b| {
+            put_u64(b, start_time);
+            put_u64(b, end_time);
+            put_u64(b, chunk_start);
+            put_u64(b, chunk_length);
+            put_map(b, index_offsets.iter(), |b, (channel, offset)| {
+                put_u16(b, *channel);
+                put_u64(b, *offset);
+            });
+            put_u64(b, indexes.len() as u64);
+            put_str(b, name);
+            put_u64(b, compressed.len() as u64);
+            put_u64(b, records.len() as u64);
+        });
+        self.chunk_count += 1;
+        self.chunk.records.clear();
+        Ok(())
+    }
+}
+
+fn widen(range: Option<(u64, u64)>, time: u64) -> (u64, u64) {
+    match range {
+        None => (time, time),
+        Some((start, end)) => (start.min(time), end.max(time)),
+    }
+}
+
+fn invalid_input(what: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, what.into())
+}
+
+/// Compresses whole chunks, keeping its context and output buffer from chunk to chunk.
+enum ChunkCompressor {
+    None,
+    Zstd(Box<zstd::bulk::Compressor<'static>>, Vec<u8>),
+    Lz4(Vec<u8>),
+}
+
+impl ChunkCompressor {
+    fn new(compression: Compression, level: u32) -> io::Result<Self> {
+        Ok(match compression {
+            Compression::None => ChunkCompressor::None,
+            Compression::Zstd => {
+                let level = i32::try_from(level).unwrap_or(i32::MAX);
+                ChunkCompressor::Zstd(Box::new(zstd::bulk::Compressor::new(level)?), Vec::new())
+            }
+            Compression::Lz4 => ChunkCompressor::Lz4(Vec::new()),
+        })
+    }
+
+    /// The name MCAP gives the compression.
+    fn name(&self) -> &'static str {
+        match self {
+            ChunkCompressor::None => "",
+            ChunkCompressor::Zstd(..) => "zstd",
+            ChunkCompressor::Lz4(_) => "lz4",
+        }
+    }
+
+    fn compress<'a>(&'a mut self, records: &'a [u8]) -> io::Result<&'a [u8]> {
+        match self {
+            ChunkCompressor::None => Ok(records),
+            ChunkCompressor::Zstd(context, out) => {
+                out.clear();
+                out.reserve(zstd::zstd_safe::compress_bound(records.len()));
+                context.compress_to_buffer(records, out)?;
+                Ok(out)
+            }
+            ChunkCompressor::Lz4(out) => {
+                out.clear();
+                // MCAP's lz4 chunks are LZ4 frames.
+                let mut encoder = lz4_flex::frame::FrameEncoder::new(&mut *out);
+                encoder.write_all(records)?;
+                encoder.finish().map_err(io::Error::other)?;
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The file side: counts bytes and keeps a running CRC for the data section and the summary.
+struct Output<W> {
+    inner: W,
+    position: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Output<W> {
+    fn new(inner: W) -> Self {
+        Output {
+            inner,
+            position: 0,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.write_all(bytes)?;
+        self.crc.update(bytes);
+        self.position += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Appends a record: opcode, length, then what `body` writes.
+fn record(buf: &mut Vec<u8>, opcode: u8, body: impl FnOnce(&mut Vec<u8>)) {
+    buf.push(opcode);
+    let length_at = buf.len();
+    put_u64(buf, 0);
+    body(buf);
+    let length = (buf.len() - length_at - 8) as u64;
+    buf[length_at..length_at + 8].copy_from_slice(&length.to_le_bytes());
+}
+
+fn put_u16(buf: &mut Vec<u8>, v: u16) {
+    buf.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_u32(buf: &mut Vec<u8>, v: u32) {
+    buf.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(buf: &mut Vec<u8>, v: u64) {
+    buf.extend_from_slice(&v.to_le_bytes());
+}
+
+/// A string or byte array: u32 length, then the bytes.
+fn put_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
+    put_u32(buf, bytes.len() as u32);
+    buf.extend_from_slice(bytes);
+}
+
+fn put_str(buf: &mut Vec<u8>, s: &str) {
+    put_bytes(buf, s.as_bytes());
+}
+
+/// A map: u32 byte length, then the entries `entry` writes.
+fn put_map<T>(
+    buf: &mut Vec<u8>,
+    entries: impl Iterator<Item = T>,
+    entry: impl Fn(&mut Vec<u8>, T),
+) {
+    let length_at = buf.len();
+    put_u32(buf, 0);
+    for e in entries {
+        entry(buf, e);
+    }
+    let length = (buf.len() - length_at - 4) as u32;
+    buf[length_at..length_at + 4].copy_from_slice(&length.to_le_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (channel, sequence, log time, payload) of each message written.
+    type Written = Vec<(u16, u32, u64, Vec<u8>)>;
+
+    /// A part with two channels sharing a schema and one without a schema, over several
+    /// chunks; `step_back`: every tenth message is logged earlier than the one before.
+    fn write_part(compression: Compression, step_back: bool) -> (Vec<u8>, Written) {
+        let mut w = PartWriter::new(Vec::new(), compression, 0, Some(3_000)).unwrap();
+        let schema = w.add_schema("Imu", "capnp", &[7u8; 300]).unwrap();
+        assert_eq!(w.add_schema("Imu", "capnp", &[7u8; 300]).unwrap(), schema);
+        let metadata = BTreeMap::from([("zenoh/encoding".to_string(), "x".to_string())]);
+        let imu = w
+            .add_channel(schema, "car/imu", "capnp", &metadata)
+            .unwrap();
+        let imu2 = w
+            .add_channel(schema, "car/imu2", "capnp", &BTreeMap::new())
+            .unwrap();
+        let raw = w
+            .add_channel(0, "car/raw", "bytes", &BTreeMap::new())
+            .unwrap();
+        assert_eq!(
+            w.add_channel(schema, "car/imu", "capnp", &metadata)
+                .unwrap(),
+            imu
+        );
+        let mut written = Vec::new();
+        for i in 0..500u32 {
+            let channel = [imu, imu2, raw][i as usize % 3];
+            let back = if step_back && i % 10 == 9 { 250 } else { 0 };
+            let log_time = 1_000 + u64::from(i) * 100 - back;
+            let data: Vec<u8> = (0..(i % 40) as u8)
+                .map(|k| k.wrapping_mul(31) ^ i as u8)
+                .collect();
+            let header = MessageHeader {
+                channel_id: channel,
+                sequence: i,
+                log_time,
+                publish_time: log_time - 5,
+            };
+            w.write_message(&header, &data).unwrap();
+            written.push((channel, i, log_time, data));
+        }
+        (w.finish().unwrap(), written)
+    }
+
+    #[test]
+    fn the_mcap_crate_reads_back_every_message_and_the_summary() {
+        for compression in [Compression::Zstd, Compression::Lz4, Compression::None] {
+            let (bytes, written) = write_part(compression, true);
+            let read: Written = mcap::MessageStream::new(&bytes)
+                .unwrap()
+                .map(|m| {
+                    let m = m.unwrap();
+                    assert_eq!(m.publish_time, m.log_time - 5);
+                    (m.channel.id, m.sequence, m.log_time, m.data.into_owned())
+                })
+                .collect();
+            assert_eq!(read, written, "{compression:?}");
+
+            let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+            let stats = summary.stats.as_ref().unwrap();
+            assert_eq!(stats.message_count, 500);
+            assert_eq!((stats.schema_count, stats.channel_count), (1, 3));
+            assert_eq!(stats.channel_message_counts.values().sum::<u64>(), 500);
+            assert_eq!(stats.message_start_time, 1_000);
+            assert_eq!(stats.message_end_time, 1_000 + 498 * 100);
+            assert_eq!(summary.channels.len(), 3);
+            assert_eq!(summary.channels[&0].metadata["zenoh/encoding"], "x");
+            assert!(summary.chunk_indexes.len() > 5, "{compression:?}");
+            assert_eq!(stats.chunk_count as usize, summary.chunk_indexes.len());
+            let mut indexed = 0;
+            for index in &summary.chunk_indexes {
+                assert_eq!(index.compression, compression.mcap_name());
+                let by_channel = summary.read_message_indexes(&bytes, index).unwrap();
+                let offsets: Vec<u64> = by_channel.values().flatten().map(|e| e.offset).collect();
+                let chunk = summary.stream_chunk(&bytes, index).unwrap();
+                let messages: Vec<_> = chunk.map(|m| m.unwrap()).collect();
+                assert_eq!(offsets.len(), messages.len());
+                for entries in by_channel.values() {
+                    for e in entries {
+                        let m = summary.seek_message(&bytes, index, e).unwrap();
+                        assert_eq!(m.log_time, e.log_time);
+                    }
+                }
+                indexed += messages.len();
+            }
+            assert_eq!(indexed, 500);
+        }
+    }
+
+    fn stats_chunk_count(bytes: &[u8]) -> u64 {
+        let summary = mcap::Summary::read(bytes).unwrap().unwrap();
+        u64::from(summary.stats.unwrap().chunk_count)
+    }
+
+    #[test]
+    fn our_verifier_finds_nothing_to_report() {
+        for compression in [Compression::Zstd, Compression::Lz4, Compression::None] {
+            let (bytes, _) = write_part(compression, false);
+            let report = crate::verify::verify_bytes("part.mcap", &bytes);
+            assert!(report.findings.is_empty(), "{compression:?}: {report:#?}");
+            assert_eq!(report.error_count + report.warning_count, 0);
+            assert!(report.finished);
+            assert_eq!(report.message_count, 500);
+            assert_eq!(report.chunk_count, stats_chunk_count(&bytes));
+        }
+    }
+
+    #[test]
+    fn a_part_without_messages_is_still_a_whole_file() {
+        let mut w = PartWriter::new(Vec::new(), Compression::Zstd, 0, None).unwrap();
+        w.add_channel(0, "car/quiet", "json", &BTreeMap::new())
+            .unwrap();
+        w.flush().unwrap();
+        let bytes = w.finish().unwrap();
+        let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+        assert_eq!(summary.stats.as_ref().unwrap().message_count, 0);
+        assert!(summary.chunk_indexes.is_empty());
+        assert_eq!(summary.channels.len(), 1);
+        assert_eq!(mcap::MessageStream::new(&bytes).unwrap().count(), 0);
+        let report = crate::verify::verify_bytes("p", &bytes);
+        assert_eq!(report.error_count + report.warning_count, 0, "{report:#?}");
+    }
+
+    #[test]
+    fn refuses_ids_it_never_gave_and_writes_nothing_for_them() {
+        let mut w = PartWriter::new(Vec::new(), Compression::None, 0, None).unwrap();
+        assert!(w.add_channel(3, "t", "e", &BTreeMap::new()).is_err());
+        let header = MessageHeader {
+            channel_id: 0,
+            sequence: 0,
+            log_time: 0,
+            publish_time: 0,
+        };
+        assert!(w.write_message(&header, b"x").is_err());
+        assert_eq!(w.open_chunk_bytes(), 0);
+        let bytes = w.finish().unwrap();
+        assert_eq!(
+            mcap::Summary::read(&bytes).unwrap().unwrap().channels.len(),
+            0
+        );
+    }
+}
