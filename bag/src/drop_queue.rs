@@ -98,10 +98,21 @@ impl<T> DropQueue<T> {
     }
 
     /// Moves every queued item into `out`, oldest first, without waiting.
+    ///
+    /// The producer is only locked out while the queue's buffer is swapped for an empty one,
+    /// not while the items are moved; the emptied buffer then goes back for the producer to
+    /// fill, so the queue does not grow its buffer anew after every drain.
     pub fn drain_into(&self, out: &mut Vec<T>) {
+        let mut taken = {
+            let mut state = self.lock();
+            state.bytes = 0;
+            std::mem::take(&mut state.items)
+        };
+        out.extend(taken.drain(..).map(|(item, _)| item));
         let mut state = self.lock();
-        state.bytes = 0;
-        out.extend(state.items.drain(..).map(|(item, _)| item));
+        if state.items.is_empty() && state.items.capacity() < taken.capacity() {
+            std::mem::swap(&mut state.items, &mut taken);
+        }
     }
 
     /// Items dropped so far (evicted, oversized, or pushed after close).
