@@ -1,7 +1,8 @@
 //! The record-rate ratio of `benches/live.rs` on a noisy machine: bursts to a bare subscriber
 //! and to the recorder alternate, so both see the same load, and the medians are compared.
 //! `cargo run --release -p bag --features live --example record_ratio [ROUNDS] [COMPRESSION]
-//! [PAYLOAD]` (compression zstd, as `bag record` writes, lz4 or none). Payloads:
+//! [PAYLOAD] [LEVEL]` (compression zstd, as `bag record` writes, lz4 or none; the zstd level of
+//! `bag record` unless given). Payloads:
 //! - `waves` (the default): 200 bytes, 25 f64 fields each a slow wave of its own, different in
 //!   every message; their mantissas look random, so zstd saves only about 13%, the hard case;
 //! - `imu`: the simulator's Cap'n Proto `Imu` messages (168 bytes), which zstd shrinks about
@@ -85,6 +86,9 @@ fn main() -> anyhow::Result<()> {
         .nth(2)
         .map_or(Ok(bag::Compression::Zstd), |a| a.parse())
         .map_err(|e: String| anyhow::anyhow!(e))?;
+    let level: i32 = std::env::args()
+        .nth(4)
+        .map_or(Ok(RECORD_COMPRESSION_LEVEL), |a| a.parse())?;
     let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let endpoint = format!("tcp/127.0.0.1:{port}");
     let publisher_side = SessionOptions::listening(&endpoint).open()?;
@@ -118,7 +122,7 @@ fn main() -> anyhow::Result<()> {
     )?;
     let options = WriteOptions::new()
         .compression(compression)
-        .compression_level(RECORD_COMPRESSION_LEVEL);
+        .compression_level(level);
     let writer = BagWriter::create(dir.path().join("bag"), options)?;
     let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
     let rec = LivePublisher::with_encoding(&publisher_side, "bench/rec", "zenoh/bytes")?;
@@ -160,13 +164,21 @@ fn main() -> anyhow::Result<()> {
         }
     }
     drop(subscription);
-    recorder.finish(&[])?;
+    let summary = recorder.finish(&[])?;
+    let mut bag_bytes = 0;
+    for entry in std::fs::read_dir(&summary.dir)? {
+        bag_bytes += entry?.metadata()?.len();
+    }
+    let recorded_per_message = bag_bytes as f64 / summary.message_count.max(1) as f64;
     let ratios: Vec<f64> = bare_ms.iter().zip(&record_ms).map(|(b, r)| b / r).collect();
     let eager_ratios: Vec<f64> = bare_ms.iter().zip(&eager_ms).map(|(b, r)| b / r).collect();
     let (b, r, e) = (median(bare_ms), median(record_ms), median(eager_ms));
     let kind = std::env::args().nth(3).unwrap_or_else(|| "waves".into());
     let size = payloads.first().map_or(0, Vec::len);
-    println!("{rounds} rounds of {BURST} x {size} B ({kind}), {compression:?} chunks, medians:");
+    println!(
+        "{rounds} rounds of {BURST} x {size} B ({kind}), {compression:?} chunks (level {level}), medians:"
+    );
+    println!("  bag on disk: {recorded_per_message:.0} bytes per message");
     println!(
         "  bare subscriber: {b:.1} ms ({:.0} msg/s)",
         BURST as f64 / b * 1e3

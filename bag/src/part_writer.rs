@@ -70,7 +70,7 @@ impl<W: Write> PartWriter<W> {
     pub(crate) fn new(
         out: W,
         compression: Compression,
-        level: u32,
+        level: i32,
         auto_chunk_bytes: Option<usize>,
     ) -> io::Result<Self> {
         let mut out = Output::new(out);
@@ -369,11 +369,10 @@ enum ChunkCompressor {
 }
 
 impl ChunkCompressor {
-    fn new(compression: Compression, level: u32) -> io::Result<Self> {
+    fn new(compression: Compression, level: i32) -> io::Result<Self> {
         Ok(match compression {
             Compression::None => ChunkCompressor::None,
             Compression::Zstd => {
-                let level = i32::try_from(level).unwrap_or(i32::MAX);
                 ChunkCompressor::Zstd(Box::new(zstd::bulk::Compressor::new(level)?), Vec::new())
             }
             Compression::Lz4 => ChunkCompressor::Lz4(Vec::new()),

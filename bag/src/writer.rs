@@ -60,7 +60,7 @@ impl std::str::FromStr for Compression {
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     compression: Compression,
-    compression_level: u32,
+    compression_level: i32,
     chunk_size_bytes: u64,
     chunk_max_age: Option<Duration>,
     part_max_bytes: Option<u64>,
@@ -94,9 +94,10 @@ impl WriteOptions {
         self
     }
 
-    /// Compression level: 0 is the compressor's default (zstd 3); zstd 1 compresses about
-    /// twice as fast, for live recording, at a slightly larger size. lz4 ignores it.
-    pub fn compression_level(mut self, level: u32) -> Self {
+    /// Compression level: 0 is the compressor's default (zstd 3); zstd goes from -7, the
+    /// fastest, to 19, the smallest; live recording uses
+    /// [`RECORD_COMPRESSION_LEVEL`](crate::live::RECORD_COMPRESSION_LEVEL). lz4 ignores it.
+    pub fn compression_level(mut self, level: i32) -> Self {
         self.compression_level = level;
         self
     }

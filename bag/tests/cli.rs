@@ -184,6 +184,23 @@ fn bad_input_gives_a_clear_message_and_exit_1() {
     let out = bag(&["cat", tmp.path().to_str().unwrap(), "--start", "soon"]);
     assert_eq!(out.status.code(), Some(1));
 
+    // A zstd level out of range is refused before anything is created.
+    let out_dir = tmp.path().join("rec");
+    let out = bag(&[
+        "record",
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--compression-level",
+        "30",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--compression-level") && err.contains("30"),
+        "{err}"
+    );
+    assert!(!out_dir.exists());
+
     let help = text(&bag(&["--help"]).stdout);
     for cmd in ["info", "cat", "verify", "reindex"] {
         assert!(help.contains(cmd), "{help}");

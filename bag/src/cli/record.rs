@@ -28,10 +28,17 @@ pub struct RecordArgs {
     /// Chunk compression: zstd, lz4 or none.
     #[arg(long, default_value = "zstd")]
     compression: Compression,
-    /// Compression level (zstd: 1 to 19; 0 is zstd's default, 3). The default, 1, is the
-    /// fastest, so the recorder keeps up with the most traffic.
-    #[arg(long, value_name = "LEVEL", default_value_t = RECORD_COMPRESSION_LEVEL)]
-    compression_level: u32,
+    /// zstd level, from -7 (fastest, largest) to 19 (slowest, smallest); 0 is zstd's own
+    /// default, 3. The default, -1, keeps up with the most traffic while compressing about as
+    /// well as 1.
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        default_value_t = RECORD_COMPRESSION_LEVEL,
+        allow_negative_numbers = true,
+        value_parser = clap::value_parser!(i32).range(-7..=19)
+    )]
+    compression_level: i32,
     /// Start a new part after this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     split_size: u64,
