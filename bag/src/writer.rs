@@ -1,8 +1,8 @@
 //! [`BagWriter`]: writes a bag directory of rolling MCAP parts plus `metadata.yaml`.
 //!
 //! Built so that a killed writer loses as little as possible:
-//! - parts are written front to back by [`PartWriter`](crate::part_writer), a chunk whole when
-//!   it closes, so no record on disk is ever left with placeholder lengths;
+//! - parts are written front to back (by the crate's `part_writer`), each chunk whole when it
+//!   closes, so no record on disk is ever left with placeholder lengths;
 //! - a chunk closes by size (about 4 MiB) or by age (about 1 s), and every closed chunk is handed to
 //!   the OS at once, so a crash loses at most about a second of data;
 //! - `metadata.yaml` is rewritten atomically at creation, on every roll and at close.
