@@ -170,3 +170,43 @@ fn a_stalled_writer_never_blocks_the_callback_and_counts_every_drop() {
     assert_eq!(expected, n);
     assert_eq!(reader.dropped_messages(), Some(n - capacity as u64));
 }
+
+#[test]
+fn a_sample_that_several_key_expressions_match_is_queued_once() {
+    let (publisher_side, recorder_side) = linked_sessions();
+    let queue = Arc::new(DropQueue::<LiveMessage>::new(usize::MAX, 64 << 20));
+    let exprs = ["car/**", "car/engine", "boat/**", "*/engine"].map(String::from);
+    let subscription =
+        Subscription::start(&recorder_side, &exprs, Arc::clone(&queue)).expect("subscribe");
+    let engine = LivePublisher::capnp(&publisher_side, "car/engine", "EngineRpm").expect("pub");
+    let boat = LivePublisher::capnp(&publisher_side, "boat/engine", "EngineRpm").expect("pub");
+    wait_until(
+        "the subscribers to be seen",
+        Duration::from_secs(10),
+        || engine.has_subscribers() && boat.has_subscribers(),
+    );
+    let n = 200u64;
+    for seq in 0..n {
+        engine.put(rpm_message(seq)).expect("put");
+        boat.put(rpm_message(seq)).expect("put");
+    }
+    wait_until("every sample", Duration::from_secs(20), || {
+        subscription.received() >= 2 * n
+    });
+    // Copies, were there any, come with the originals; give stragglers a moment.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut queued = Vec::new();
+    queue.drain_into(&mut queued);
+    let topics = subscription.topics();
+    let count = |key: &str| {
+        queued
+            .iter()
+            .filter(|m| topics.get(m.topic).is_some_and(|t| t.key == key))
+            .count() as u64
+    };
+    assert_eq!((count("car/engine"), count("boat/engine")), (n, n));
+    assert_eq!(subscription.received(), 2 * n);
+    drop(subscription);
+    publisher_side.close().wait().expect("close");
+    recorder_side.close().wait().expect("close");
+}

@@ -171,7 +171,7 @@ impl std::fmt::Debug for Subscription {
 
 impl Subscription {
     /// Subscribes to `key_exprs` (e.g. `car/**`) and to the advertisements of matching topics,
-    /// existing ones included. Overlapping expressions deliver a sample once per expression.
+    /// existing ones included. A sample whose key several expressions match is queued once.
     pub fn start(
         session: &Session,
         key_exprs: &[String],
@@ -189,16 +189,26 @@ impl Subscription {
         let topics = Arc::new(TopicTable::default());
         let received = Arc::new(AtomicU64::new(0));
         let mut data = Vec::new();
-        for expr in &exprs {
+        for (i, expr) in exprs.iter().enumerate() {
             let (queue, topics, received) = (
                 Arc::clone(&queue),
                 Arc::clone(&topics),
                 Arc::clone(&received),
             );
+            // Zenoh delivers a sample to every subscriber whose expression matches its key; the
+            // first of ours that matches takes it. Only expressions that overlap this one are
+            // asked.
+            let earlier: Vec<KeyExpr<'static>> = exprs[..i]
+                .iter()
+                .filter(|e| e.intersects(expr))
+                .cloned()
+                .collect();
             let subscriber = session
                 .declare_subscriber(expr.clone())
                 .callback(move |sample: Sample| {
-                    if sample.kind() != SampleKind::Put {
+                    if sample.kind() != SampleKind::Put
+                        || earlier.iter().any(|e| e.includes(sample.key_expr()))
+                    {
                         return;
                     }
                     let message = LiveMessage {
