@@ -107,8 +107,18 @@ const GAP_MIN_MESSAGES: usize = 16;
 /// [`MAX_GAPS`] of them, and how many there are in all. The typical period is the median
 /// interval, estimated from up to 4,096 intervals spread over the topic.
 pub fn find_gaps(times_ns: &[u64]) -> (Vec<Gap>, u64) {
+    let mut gaps = Vec::new();
+    let mut count = 0;
+    if let Some(threshold) = gap_threshold(times_ns) {
+        scan_gaps(times_ns, threshold, &mut gaps, &mut count);
+    }
+    (gaps, count)
+}
+
+/// The silence beyond which `times_ns` has a gap; `None` for too few messages to judge.
+fn gap_threshold(times_ns: &[u64]) -> Option<u64> {
     if times_ns.len() < GAP_MIN_MESSAGES {
-        return (Vec::new(), 0);
+        return None;
     }
     let intervals = times_ns.len() - 1;
     let stride = intervals.div_ceil(4_096).max(1);
@@ -120,14 +130,17 @@ pub fn find_gaps(times_ns: &[u64]) -> (Vec<Gap>, u64) {
     let middle = sample.len() / 2;
     let median = *sample.select_nth_unstable(middle).1;
     // Messages stamped in bursts (median 0) still have gaps of at least a millisecond.
-    let threshold = median.saturating_mul(GAP_PERIODS).max(1_000_000);
-    let mut gaps = Vec::new();
-    let mut count = 0u64;
+    Some(median.saturating_mul(GAP_PERIODS).max(1_000_000))
+}
+
+/// Adds the silences longer than `threshold` between consecutive `times_ns` to `gaps` (while
+/// it holds fewer than [`MAX_GAPS`]) and to `count`.
+fn scan_gaps(times_ns: &[u64], threshold: u64, gaps: &mut Vec<Gap>, count: &mut u64) {
     for pair in times_ns.windows(2) {
         if let [a, b] = *pair
             && b.saturating_sub(a) > threshold
         {
-            count += 1;
+            *count += 1;
             if gaps.len() < MAX_GAPS {
                 gaps.push(Gap {
                     from_ns: a,
@@ -136,7 +149,6 @@ pub fn find_gaps(times_ns: &[u64]) -> (Vec<Gap>, u64) {
             }
         }
     }
-    (gaps, count)
 }
 
 impl TopicData {
@@ -202,6 +214,7 @@ impl TopicData {
     /// Appends a live batch: the columns grow and their pyramids with them, at a cost
     /// proportional to the batch, not to what is held.
     pub fn append(&mut self, batch: &Batch) {
+        let held_before = self.times_ns.len();
         let width = batch.leaves.len();
         for (path, kind) in batch.leaves.iter().skip(self.fields.len()) {
             let mut series = Series::F32(crate::series::Typed::default());
@@ -234,6 +247,23 @@ impl TopicData {
         if batch.latency.is_some() {
             self.latency = batch.latency;
         }
+        self.find_new_gaps(held_before);
+    }
+
+    /// Extends the gaps over the messages from index `held_before` on (and the silence before
+    /// the first of them), judged by the typical period of everything held. Until a topic has
+    /// enough messages to judge by, nothing was judged, so the first judgement covers it all.
+    fn find_new_gaps(&mut self, held_before: usize) {
+        if held_before < GAP_MIN_MESSAGES {
+            (self.gaps, self.gap_count) = find_gaps(&self.times_ns);
+            return;
+        }
+        if let (Some(threshold), Some(new)) = (
+            gap_threshold(&self.times_ns),
+            self.times_ns.get(held_before - 1..),
+        ) {
+            scan_gaps(new, threshold, &mut self.gaps, &mut self.gap_count);
+        }
     }
 
     /// Forgets the messages logged before `t_ns` (a live capture evicted them). Rebuilds the
@@ -249,6 +279,7 @@ impl TopicData {
         for field in &mut self.fields {
             field.series = field.series.tail(k);
         }
+        (self.gaps, self.gap_count) = find_gaps(&self.times_ns);
     }
 
     /// Messages logged before `t_ns`.
@@ -516,6 +547,36 @@ mod tests {
         // Under a millisecond nothing is a gap, and too few messages say nothing.
         assert_eq!(find_gaps(&intervals(10)).1, 0);
         assert_eq!(find_gaps(&times[..10]), (Vec::new(), 0));
+    }
+
+    #[test]
+    fn live_batches_find_the_gaps_loading_whole_finds_and_forget_evicted_ones() {
+        // 100 Hz with a 200 ms silence after messages 1,500 and 2,465; the second falls
+        // between two batches of 137.
+        let mut times = Vec::new();
+        let mut t = 1_000_000_000u64;
+        for i in 0..3_000 {
+            t += if i == 1_501 || i == 2_466 {
+                200_000_000
+            } else {
+                10_000_000
+            };
+            times.push(t);
+        }
+        let mut live = TopicData::default();
+        for chunk in times.chunks(137) {
+            let batch = Batch {
+                times_ns: chunk.to_vec(),
+                ..Batch::default()
+            };
+            live.append(&batch);
+        }
+        let whole = find_gaps(&times);
+        assert_eq!(whole.1, 2);
+        assert_eq!((live.gaps.clone(), live.gap_count), whole);
+        live.drop_before(times[2_000]);
+        assert_eq!(live.gap_count, 1);
+        assert_eq!(live.gaps[0].from_ns, times[2_465]);
     }
 
     #[test]
