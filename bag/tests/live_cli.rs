@@ -381,3 +381,80 @@ fn a_publisher_from_another_zenoh_implementation_is_recorded() {
         .expect("py/status");
     assert_eq!(status.spec.message_encoding, "json");
 }
+
+/// `n` bytes that zstd cannot shrink, different for every `seed`.
+fn incompressible(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn a_recorder_whose_disk_falls_behind_drops_without_holding_up_the_publisher_and_counts_exactly() {
+    use bag::live::{LivePublisher, SessionOptions};
+    use zenoh::Wait;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("behind");
+    let endpoint = free_endpoint();
+    // zstd at level 19 writes incompressible data at a few MB/s, far slower than loopback
+    // delivers it, and a 1 MiB queue holds about 16 of these messages.
+    let mut record = spawn(&[
+        "record",
+        "-o",
+        out.to_str().expect("utf-8"),
+        "--listen",
+        &endpoint,
+        "--compression-level",
+        "19",
+        "--queue-size",
+        "1",
+        "car/**",
+    ]);
+    wait_for_recording(&mut record);
+    let session = SessionOptions::connecting(&endpoint)
+        .open()
+        .expect("session");
+    let publisher = LivePublisher::with_encoding(&session, "car/blob", "application/octet-stream")
+        .expect("publisher");
+    let start = Instant::now();
+    while !publisher.has_subscribers() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no subscriber");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The publisher blocks when the transport is full, so if the recorder's callback waited for
+    // its writer, nothing would ever be dropped.
+    let n = 400u64;
+    let sent: Vec<Vec<u8>> = (0..n).map(|i| incompressible(i, 64 << 10)).collect();
+    for bytes in &sent {
+        publisher.put(bytes.clone()).expect("put");
+    }
+    // Let the last samples reach the recorder's queue before stopping it.
+    std::thread::sleep(Duration::from_secs(2));
+    signal(&record, "-INT");
+    let output = finish(record, Duration::from_secs(120));
+    session.close().wait().expect("close");
+    // Exit status 3: the recording is lossy (its warnings went to the stderr drained above).
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output));
+
+    let reader = BagReader::open(&out).expect("open");
+    let dropped = reader.dropped_messages().expect("a dropped count");
+    let recorded = payloads(&out, "car/blob");
+    assert!(dropped > 0, "the recorder kept up: nothing was throttled");
+    assert_eq!(
+        recorded.len() as u64 + dropped,
+        n,
+        "published = recorded + dropped"
+    );
+    // What was kept is byte-exact and in order: a subsequence of what was sent.
+    let mut rest = sent.iter();
+    for got in &recorded {
+        assert!(rest.any(|s| s == got), "a recorded message was never sent");
+    }
+}
