@@ -124,23 +124,24 @@ fn wait_for_recording(child: &mut Child) {
     panic!("the recorder never started");
 }
 
+/// Starts `bag record -o OUT --listen ENDPOINT ARGS..` on a free endpoint and waits until it is
+/// recording; returns the process and the endpoint publishers connect to.
+fn start_recorder(out: &Path, args: &[&str]) -> (Child, String) {
+    let endpoint = free_endpoint();
+    let out = out.to_str().expect("utf-8");
+    let mut all = vec!["record", "-o", out, "--listen", &endpoint];
+    all.extend_from_slice(args);
+    let mut record = spawn(&all);
+    wait_for_recording(&mut record);
+    (record, endpoint)
+}
+
 #[test]
 fn play_into_record_keeps_bytes_order_and_encodings() {
     let dir = tempfile::tempdir().expect("tempdir");
     let source = source_bag(dir.path());
     let out = dir.path().join("recorded");
-    let endpoint = free_endpoint();
-    let mut record = spawn(&[
-        "record",
-        "-o",
-        out.to_str().expect("utf-8"),
-        "--listen",
-        &endpoint,
-        "car/**",
-        "--duration",
-        "120",
-    ]);
-    wait_for_recording(&mut record);
+    let (record, endpoint) = start_recorder(&out, &["car/**", "--duration", "120"]);
     let play = bag_cmd()
         .args([
             "play",
@@ -254,16 +255,7 @@ fn a_killed_recorder_loses_at_most_its_open_chunk_and_reindex_restores_the_rest(
     let dir = tempfile::tempdir().expect("tempdir");
     let source = source_bag(dir.path());
     let out = dir.path().join("killed");
-    let endpoint = free_endpoint();
-    let mut record = spawn(&[
-        "record",
-        "-o",
-        out.to_str().expect("utf-8"),
-        "--listen",
-        &endpoint,
-        "car/**",
-    ]);
-    wait_for_recording(&mut record);
+    let (record, endpoint) = start_recorder(&out, &["car/**"]);
     // Real time: 3 s of messages; chunks close after 1 s, so the first ~2 s are on disk.
     let play = bag_cmd()
         .args([
@@ -325,18 +317,7 @@ fn a_publisher_from_another_zenoh_implementation_is_recorded() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("from-python");
-    let endpoint = free_endpoint();
-    let mut record = spawn(&[
-        "record",
-        "-o",
-        out.to_str().expect("utf-8"),
-        "--listen",
-        &endpoint,
-        "py/**",
-        "--duration",
-        "120",
-    ]);
-    wait_for_recording(&mut record);
+    let (record, endpoint) = start_recorder(&out, &["py/**", "--duration", "120"]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/python_publisher.py");
     let python = Command::new("python3")
         .arg(&script)
@@ -402,22 +383,12 @@ fn a_recorder_whose_disk_falls_behind_drops_without_holding_up_the_publisher_and
 
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("behind");
-    let endpoint = free_endpoint();
     // zstd at level 19 writes incompressible data at a few MB/s, far slower than loopback
     // delivers it, and a 1 MiB queue holds about 16 of these messages.
-    let mut record = spawn(&[
-        "record",
-        "-o",
-        out.to_str().expect("utf-8"),
-        "--listen",
-        &endpoint,
-        "--compression-level",
-        "19",
-        "--queue-size",
-        "1",
-        "car/**",
-    ]);
-    wait_for_recording(&mut record);
+    let (record, endpoint) = start_recorder(
+        &out,
+        &["--compression-level", "19", "--queue-size", "1", "car/**"],
+    );
     let session = SessionOptions::connecting(&endpoint)
         .open()
         .expect("session");
