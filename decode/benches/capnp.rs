@@ -10,22 +10,14 @@ mod telemetry_capnp;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use decode::{Row, SchemaSource, compile};
-use imu_message::{generated, message};
-
-const CGR: &[u8] = include_bytes!("../tests/fixtures/telemetry.cgr");
+use decode::Row;
+use imu_message::{generated, imu_plan, message};
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("capnp_imu");
     for samples in [0u32, 64] {
         let bytes = message(samples);
-        let mut plan = compile(&SchemaSource {
-            message_encoding: "capnproto",
-            schema_encoding: "capnproto",
-            schema_name: "telemetry.capnp:Imu",
-            schema_data: CGR,
-        })
-        .expect("compile");
+        let mut plan = imu_plan();
         let mut row = Row::new();
         plan.decode(&bytes, &mut row).expect("decode");
         let mut out = [0.0; 96];

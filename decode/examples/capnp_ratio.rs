@@ -11,10 +11,8 @@ mod telemetry_capnp;
 
 use std::hint::black_box;
 
-use decode::{Row, SchemaSource, compile};
-use imu_message::{generated, message};
-
-const CGR: &[u8] = include_bytes!("../tests/fixtures/telemetry.cgr");
+use decode::Row;
+use imu_message::{generated, imu_plan, message};
 
 type Carrier<'a> = capnp::schema_capnp::node::Reader<'a>;
 
@@ -71,13 +69,7 @@ fn main() {
     use std::time::Instant;
     for samples in [0u32, 64] {
         let bytes = message(samples);
-        let mut plan = compile(&SchemaSource {
-            message_encoding: "capnproto",
-            schema_encoding: "capnproto",
-            schema_name: "telemetry.capnp:Imu",
-            schema_data: CGR,
-        })
-        .expect("compile");
+        let mut plan = imu_plan();
         let mut row = Row::new();
         plan.decode(&bytes, &mut row).expect("decode");
         let mut out = [0.0; 96];

@@ -2,7 +2,22 @@
 //! reader over capnpc-generated code both compare the run-time decoder with. Included by both
 //! with `#[path]`; each declares `telemetry_capnp` at its root.
 
+use decode::{Plan, SchemaSource, compile};
+
 use crate::telemetry_capnp::{Mode, imu};
+
+const CGR: &[u8] = include_bytes!("../../tests/fixtures/telemetry.cgr");
+
+/// The run-time decoder's plan for `Imu`, from the schema a recording would carry.
+pub fn imu_plan() -> Plan {
+    compile(&SchemaSource {
+        message_encoding: "capnproto",
+        schema_encoding: "capnproto",
+        schema_name: "telemetry.capnp:Imu",
+        schema_data: CGR,
+    })
+    .expect("compile")
+}
 
 pub fn message(samples: u32) -> Vec<u8> {
     let mut m = capnp::message::Builder::new_default();
