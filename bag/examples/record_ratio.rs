@@ -2,12 +2,8 @@
 //! and to the recorder alternate, so both see the same load, and the medians are compared.
 //! `cargo run --release -p bag --features live --example record_ratio [ROUNDS] [COMPRESSION]
 //! [PAYLOAD] [LEVEL]` (compression zstd, as `bag record` writes, lz4 or none; the zstd level of
-//! `bag record` unless given). Payloads:
-//! - `waves` (the default): 200 bytes, 25 f64 fields each a slow wave of its own, different in
-//!   every message; their mantissas look random, so zstd saves only about 13%, the hard case;
-//! - `imu`: the simulator's Cap'n Proto `Imu` messages (168 bytes), which zstd shrinks about
-//!   3.3 times, like the demo recording;
-//! - `constant`: 200 equal bytes, which compress to almost nothing.
+//! `bag record` unless given; payloads `waves`, the default, `imu` or `constant`, described in
+//! [`support::payloads`]).
 //!
 //! Each round publishes 50,000 messages of 200 bytes as fast as a blocking publisher can, once
 //! to a subscriber whose callback only counts and once to our [`Subscription`] drained by a
@@ -15,28 +11,19 @@
 //! round drains the queue eagerly, waking on every message as the recorder did before it let
 //! batches gather, to show what gathering is worth.
 
-use std::net::TcpListener;
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use bag::live::{
-    LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, SessionOptions, Subscription,
-};
+use bag::live::{LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
 use bag::{BagWriter, DropQueue, WriteOptions};
 use zenoh::Wait;
 
-const BURST: u64 = 50_000;
-const PAYLOAD: usize = 200;
+use support::{median, wait_for};
 
-fn wait_for(mut done: impl FnMut() -> bool) -> anyhow::Result<()> {
-    let start = Instant::now();
-    while !done() {
-        anyhow::ensure!(start.elapsed() < Duration::from_secs(120), "stalled");
-        std::hint::spin_loop();
-    }
-    Ok(())
-}
+const BURST: u64 = support::PAYLOADS;
 
 /// Publishes a burst on another thread while `drain` feeds `recorder` until it has written the
 /// whole burst; returns how long that took.
@@ -65,21 +52,6 @@ fn publish_and_drain(
     Ok(start.elapsed())
 }
 
-/// Message `i` of a stream of 25 f64 fields, each a slow wave of its own.
-fn waves(i: u64) -> Vec<u8> {
-    (0..PAYLOAD / 8)
-        .flat_map(|k| {
-            let x = (i as f64 * 1e-3 * (k as f64 + 1.0)).sin() * 9.81;
-            x.to_le_bytes()
-        })
-        .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 fn main() -> anyhow::Result<()> {
     let rounds: usize = std::env::args().nth(1).map_or(Ok(25), |a| a.parse())?;
     let compression: bag::Compression = std::env::args()
@@ -89,18 +61,8 @@ fn main() -> anyhow::Result<()> {
     let level: i32 = std::env::args()
         .nth(4)
         .map_or(Ok(RECORD_COMPRESSION_LEVEL), |a| a.parse())?;
-    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let endpoint = format!("tcp/127.0.0.1:{port}");
-    let publisher_side = SessionOptions::listening(&endpoint).open()?;
-    let subscriber_side = SessionOptions::connecting(&endpoint).open()?;
-    let payloads: Vec<Vec<u8>> = match std::env::args().nth(3).as_deref() {
-        None | Some("waves") => (0..BURST).map(waves).collect(),
-        Some("imu") => (0..BURST)
-            .map(|i| schemas::sample::encode("Imu", i as f64 / 200.0, i))
-            .collect::<Result<_, _>>()?,
-        Some("constant") => vec![vec![0x5a; PAYLOAD]; BURST as usize],
-        Some(other) => anyhow::bail!("payload {other:?}: expected waves, imu or constant"),
-    };
+    let (publisher_side, subscriber_side) = support::loopback_sessions()?;
+    let payloads = support::payloads(std::env::args().nth(3).as_deref())?;
 
     let count = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&count);
