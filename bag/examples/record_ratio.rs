@@ -14,12 +14,11 @@
 mod support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use bag::live::{LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
 use bag::{BagWriter, DropQueue, WriteOptions};
-use zenoh::Wait;
 
 use support::{median, wait_for};
 
@@ -64,15 +63,7 @@ fn main() -> anyhow::Result<()> {
     let (publisher_side, subscriber_side) = support::loopback_sessions()?;
     let payloads = support::payloads(std::env::args().nth(3).as_deref())?;
 
-    let count = Arc::new(AtomicU64::new(0));
-    let counter = Arc::clone(&count);
-    let _bare_sub = subscriber_side
-        .declare_subscriber("bench/bare")
-        .callback(move |_| {
-            counter.fetch_add(1, Ordering::Relaxed);
-        })
-        .wait()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (count, _bare_sub) = support::counting_subscriber(&subscriber_side, "bench/bare")?;
     let bare = LivePublisher::with_encoding(&publisher_side, "bench/bare", "zenoh/bytes")?;
 
     let dir = tempfile::tempdir()?;

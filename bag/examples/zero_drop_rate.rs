@@ -16,9 +16,10 @@
 //!    way `bag record` drains it, into a fresh bag. The step passes when every message was
 //!    written and none dropped.
 //!
-//! The share starts at 50% and grows by 5 points up to 100%. A setting leaves the sweep at its
-//! first step that drops; its result is the highest rate the publisher really achieved in a
-//! step that passed, over the link's rate of that step. (With a recorder attached, the
+//! The share is found by bisection: 50% first, then halfway between the highest share that
+//! passed (at first none) and the lowest that dropped (at first 100%), six steps in all. A
+//! sweep's result is the highest rate the publisher really achieved in a step that passed,
+//! over the link's rate of that step. (With a recorder attached, the
 //! publisher may not reach the pace asked of it: the recorder's work slows the whole pipeline.)
 //! Since a maximum over noisy steps flatters, the median achieved in the steps that fell behind
 //! their pace (without a drop) is printed too. The queue holds 16 MiB, not `bag record`'s
@@ -34,11 +35,13 @@ use std::time::{Duration, Instant};
 use bag::live::{LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
 use bag::{BagWriter, DropQueue, WriteOptions};
 use support::{median, wait_for};
-use zenoh::{Session, Wait};
+use zenoh::Session;
 
 const QUEUE_BYTES: usize = 16 << 20;
-const FIRST_STEP: f64 = 0.50;
-const STEP: f64 = 0.05;
+const FIRST_SHARE: f64 = 0.50;
+/// Steps of the bisection per sweep: the last is within 1/64 of the highest share that
+/// passes.
+const STEPS: usize = 6;
 const PACE_EVERY: u64 = 32;
 /// A step whose publisher achieved less than this share of its pace fell behind: the
 /// pipeline, recorder attached, went no faster.
@@ -198,15 +201,7 @@ fn main() -> anyhow::Result<()> {
     let payloads = support::payloads(kind.as_deref())?;
     let (publisher_side, subscriber_side) = support::loopback_sessions()?;
 
-    let received = Arc::new(AtomicU64::new(0));
-    let counter = Arc::clone(&received);
-    let _bare_sub = subscriber_side
-        .declare_subscriber("bench/bare")
-        .callback(move |_| {
-            counter.fetch_add(1, Ordering::Relaxed);
-        })
-        .wait()
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (received, _bare_sub) = support::counting_subscriber(&subscriber_side, "bench/bare")?;
     let bare = LivePublisher::with_encoding(&publisher_side, "bench/bare", "zenoh/bytes")?;
     let rec = LivePublisher::with_encoding(&publisher_side, "bench/rec", "zenoh/bytes")?;
     wait_for(|| bare.has_subscribers())?;
@@ -228,48 +223,44 @@ fn main() -> anyhow::Result<()> {
     for sweep in 1..=sweeps {
         println!("sweep {sweep}:");
         let mut best = vec![0.0; settings.len()];
-        let mut dropping = vec![false; settings.len()];
-        let mut share = FIRST_STEP;
-        while share < 1.0 + STEP / 2.0 && dropping.contains(&false) {
+        // Per setting, the shares known to pass and to drop.
+        let mut bounds = vec![(0.0, 1.0); settings.len()];
+        let mut share = vec![FIRST_SHARE; settings.len()];
+        for step_index in 0..STEPS {
             // The link's rate just before, so both see the same load.
             let link = bare_rate(&bare, &received, &payloads, seconds)?;
-            println!(
-                "  bare subscriber receives {link:.0} msg/s; recorder paced at {:.0}% of it:",
-                share * 100.0
-            );
+            println!("  bare subscriber receives {link:.0} msg/s; recorder paced at:");
             // Each step starts with another setting, so that none always runs right after the
             // bare subscriber, or on the pages the previous step's bag gave back.
-            let step_index = ((share - FIRST_STEP) / STEP).round() as usize;
             for i in (0..settings.len()).map(|k| (k + step_index) % settings.len()) {
                 let setting = settings[i];
-                if dropping[i] {
-                    continue;
-                }
                 let step = record_step(
                     &rec,
                     &subscriber_side,
                     &payloads,
-                    share * link,
+                    share[i] * link,
                     seconds,
                     setting,
                 )?;
+                let ratio = step.achieved / link;
                 println!(
-                    "    {setting:?}: achieved {:.3} of bare, dropped {}, {:.0} B/msg on disk",
-                    step.achieved / link,
+                    "    {:.1}% with {setting:?}: achieved {ratio:.3} of bare, dropped {}, \
+                     {:.0} B/msg on disk",
+                    share[i] * 100.0,
                     step.dropped,
                     step.bytes_per_message
                 );
-                let ratio = step.achieved / link;
                 if step.dropped > 0 {
-                    dropping[i] = true;
+                    bounds[i].1 = share[i];
                 } else {
+                    bounds[i].0 = share[i];
                     best[i] = f64::max(best[i], ratio);
-                    if ratio < share * SATURATED {
+                    if ratio < share[i] * SATURATED {
                         saturated[i].push(ratio);
                     }
                 }
+                share[i] = (bounds[i].0 + bounds[i].1) / 2.0;
             }
-            share += STEP;
         }
         for (ratios, best) in results.iter_mut().zip(best) {
             ratios.push(best);

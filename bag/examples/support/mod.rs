@@ -1,10 +1,13 @@
 //! What the record-rate examples share: the loopback sessions, the payloads and the medians.
 
 use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bag::live::SessionOptions;
-use zenoh::Session;
+use zenoh::pubsub::Subscriber;
+use zenoh::{Session, Wait};
 
 /// Messages per payload set; longer runs cycle through them.
 pub const PAYLOADS: u64 = 50_000;
@@ -17,6 +20,23 @@ pub fn loopback_sessions() -> anyhow::Result<(Session, Session)> {
     let publisher_side = SessionOptions::listening(&endpoint).open()?;
     let subscriber_side = SessionOptions::connecting(&endpoint).open()?;
     Ok((publisher_side, subscriber_side))
+}
+
+/// The baseline: a subscriber on `key` whose callback only counts. Keep the subscriber.
+pub fn counting_subscriber(
+    session: &Session,
+    key: &str,
+) -> anyhow::Result<(Arc<AtomicU64>, Subscriber<()>)> {
+    let received = Arc::new(AtomicU64::new(0));
+    let counter = Arc::clone(&received);
+    let subscriber = session
+        .declare_subscriber(key.to_string())
+        .callback(move |_| {
+            counter.fetch_add(1, Ordering::Relaxed);
+        })
+        .wait()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((received, subscriber))
 }
 
 /// The payloads of `kind` (`None` means `waves`):
