@@ -19,11 +19,12 @@
 //! The share is found by bisection: 50% first, then halfway between the highest share that
 //! passed (at first none) and the lowest that dropped (at first 100%), six steps in all. A
 //! sweep's result is the highest rate the publisher really achieved in a step that passed,
-//! over the link's rate of that step. (With a recorder attached, the
-//! publisher may not reach the pace asked of it: the recorder's work slows the whole pipeline.)
-//! Since a maximum over noisy steps flatters, the median achieved in the steps that fell behind
-//! their pace (without a drop) is printed too. The queue holds 16 MiB, not `bag record`'s
-//! default 256 MiB: at these rates that is about 2%
+//! over the link's rate of that step. (With a recorder attached, the publisher may not reach
+//! the pace asked of it: the recorder's work slows the whole pipeline.) Since a maximum over
+//! noisy steps flatters, the median achieved in the steps that fell behind their pace (without
+//! a drop) is printed too.
+//!
+//! The queue holds 16 MiB, not `bag record`'s default 256 MiB: at these rates that is about 2%
 //! of a step, so a recorder slower than its publisher cannot hide behind the queue.
 
 mod support;
