@@ -10,44 +10,28 @@
 //! The ratio bare/record of the medians is the recorder's zero-drop rate as a share of what
 //! the link delivers (issue 6 asks for >= 0.8).
 
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+// The sessions, the baseline subscriber and the waiting that the record-rate examples use.
+#[allow(dead_code)]
+#[path = "../examples/support/mod.rs"]
+mod support;
 
-use bag::live::{
-    LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, SessionOptions, Subscription,
-};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bag::live::{LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
 use bag::{BagWriter, DropQueue, WriteOptions};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use zenoh::Wait;
 
 const BURST: u64 = 50_000;
 const PAYLOAD: usize = 200;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn wait_for(mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(120), "stalled");
-        std::hint::spin_loop();
-    }
+fn wait_for(done: impl FnMut() -> bool) {
+    support::wait_for(done).expect("stalled");
 }
 
 fn bench_record(c: &mut Criterion) {
-    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
-    let publisher_side = SessionOptions::listening(&endpoint)
-        .open()
-        .expect("session");
-    let subscriber_side = SessionOptions::connecting(&endpoint)
-        .open()
-        .expect("session");
+    let (publisher_side, subscriber_side) = support::loopback_sessions().expect("sessions");
     let payload = vec![0x5au8; PAYLOAD];
 
     let mut group = c.benchmark_group("record_200B");
@@ -57,15 +41,8 @@ fn bench_record(c: &mut Criterion) {
 
     // Bare subscriber: counts in its callback.
     {
-        let count = Arc::new(AtomicU64::new(0));
-        let counter = Arc::clone(&count);
-        let _sub = subscriber_side
-            .declare_subscriber("bench/bare")
-            .callback(move |_| {
-                counter.fetch_add(1, Ordering::Relaxed);
-            })
-            .wait()
-            .expect("subscriber");
+        let (count, _sub) =
+            support::counting_subscriber(&subscriber_side, "bench/bare").expect("subscriber");
         let publisher = LivePublisher::with_encoding(&publisher_side, "bench/bare", "zenoh/bytes")
             .expect("publisher");
         wait_for(|| publisher.has_subscribers());
