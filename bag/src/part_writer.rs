@@ -291,8 +291,7 @@ impl<W: Write> PartWriter<W> {
         };
         let records = &self.chunk.records;
         let uncompressed_crc = crc32fast::hash(records);
-        let name = self.compressor.name();
-        let compressed = self.compressor.compress(records)?;
+        let (name, compressed) = self.compressor.compress(records)?;
         let chunk_start = self.out.position;
         let mut head = Vec::with_capacity(64);
         record(&mut head, op::CHUNK, |b| {
@@ -361,43 +360,90 @@ fn invalid_input(what: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, what.into())
 }
 
+/// After a chunk that compression barely shrank, this many chunks are stored as they are
+/// without trying; then the next chunk is tried again.
+const RAW_AFTER_POOR: u32 = 15;
+
 /// Compresses whole chunks, keeping its context and output buffer from chunk to chunk.
-enum ChunkCompressor {
+///
+/// A chunk that compression shrinks by less than an eighth is stored as it is, and so are the
+/// next [`RAW_AFTER_POOR`] chunks, untried: data that hardly compresses (noise-like floats,
+/// already compressed images) would cost the recorder's CPU for next to nothing on disk, and
+/// would cost every reader a decompression. Readers need nothing special: each chunk names its
+/// own compression.
+struct ChunkCompressor {
+    codec: Codec,
+    raw_chunks_left: u32,
+}
+
+impl ChunkCompressor {
+    fn new(compression: Compression, level: i32) -> io::Result<Self> {
+        Ok(ChunkCompressor {
+            codec: Codec::new(compression, level)?,
+            raw_chunks_left: 0,
+        })
+    }
+
+    /// The chunk's compression as MCAP names it, and its bytes.
+    fn compress<'a>(&'a mut self, records: &'a [u8]) -> io::Result<(&'static str, &'a [u8])> {
+        let ChunkCompressor {
+            codec,
+            raw_chunks_left,
+        } = self;
+        if matches!(codec, Codec::None) {
+            return Ok(("", records));
+        }
+        if *raw_chunks_left > 0 {
+            *raw_chunks_left -= 1;
+            return Ok(("", records));
+        }
+        let name = codec.name();
+        let compressed = codec.compress(records)?;
+        if compressed.len() * 8 > records.len() * 7 {
+            *raw_chunks_left = RAW_AFTER_POOR;
+            return Ok(("", records));
+        }
+        Ok((name, compressed))
+    }
+}
+
+/// One compression, keeping its context and output buffer from chunk to chunk.
+enum Codec {
     None,
     Zstd(Box<zstd::bulk::Compressor<'static>>, Vec<u8>),
     Lz4(Vec<u8>),
 }
 
-impl ChunkCompressor {
+impl Codec {
     fn new(compression: Compression, level: i32) -> io::Result<Self> {
         Ok(match compression {
-            Compression::None => ChunkCompressor::None,
+            Compression::None => Codec::None,
             Compression::Zstd => {
-                ChunkCompressor::Zstd(Box::new(zstd::bulk::Compressor::new(level)?), Vec::new())
+                Codec::Zstd(Box::new(zstd::bulk::Compressor::new(level)?), Vec::new())
             }
-            Compression::Lz4 => ChunkCompressor::Lz4(Vec::new()),
+            Compression::Lz4 => Codec::Lz4(Vec::new()),
         })
     }
 
     /// The name MCAP gives the compression.
     fn name(&self) -> &'static str {
         match self {
-            ChunkCompressor::None => "",
-            ChunkCompressor::Zstd(..) => "zstd",
-            ChunkCompressor::Lz4(_) => "lz4",
+            Codec::None => "",
+            Codec::Zstd(..) => "zstd",
+            Codec::Lz4(_) => "lz4",
         }
     }
 
     fn compress<'a>(&'a mut self, records: &'a [u8]) -> io::Result<&'a [u8]> {
         match self {
-            ChunkCompressor::None => Ok(records),
-            ChunkCompressor::Zstd(context, out) => {
+            Codec::None => Ok(records),
+            Codec::Zstd(context, out) => {
                 out.clear();
                 out.reserve(zstd::zstd_safe::compress_bound(records.len()));
                 context.compress_to_buffer(records, out)?;
                 Ok(out)
             }
-            ChunkCompressor::Lz4(out) => {
+            Codec::Lz4(out) => {
                 out.clear();
                 // MCAP's lz4 chunks are LZ4 frames.
                 let mut encoder = lz4_flex::frame::FrameEncoder::new(&mut *out);
@@ -609,6 +655,80 @@ mod tests {
         assert_eq!(mcap::MessageStream::new(&bytes).unwrap().count(), 0);
         let report = crate::verify::verify_bytes("p", &bytes);
         assert_eq!(report.error_count + report.warning_count, 0, "{report:#?}");
+    }
+
+    #[test]
+    fn chunks_compression_barely_shrinks_are_stored_raw_until_a_retry_pays() {
+        for compression in [Compression::Zstd, Compression::Lz4] {
+            let mut w = PartWriter::new(Vec::new(), compression, -1, Some(3_000)).unwrap();
+            let channel = w
+                .add_channel(0, "car/noise", "bytes", &BTreeMap::new())
+                .unwrap();
+            // 300 messages of noise (about 23 chunks), then 600 that compress well.
+            const SWITCH: u64 = 300;
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            let mut written = Vec::new();
+            for i in 0..900u64 {
+                let data: Vec<u8> = if i < SWITCH {
+                    (0..200)
+                        .map(|_| {
+                            state ^= state << 13;
+                            state ^= state >> 7;
+                            state ^= state << 17;
+                            state as u8
+                        })
+                        .collect()
+                } else {
+                    vec![i as u8; 200]
+                };
+                let header = MessageHeader {
+                    channel_id: channel,
+                    sequence: i as u32,
+                    log_time: i,
+                    publish_time: i,
+                };
+                w.write_message(&header, &data).unwrap();
+                written.push(data);
+            }
+            let bytes = w.finish().unwrap();
+
+            let read: Vec<Vec<u8>> = mcap::MessageStream::new(&bytes)
+                .unwrap()
+                .map(|m| m.unwrap().data.into_owned())
+                .collect();
+            assert_eq!(read, written, "{compression:?}");
+            let report = crate::verify::verify_bytes("part.mcap", &bytes);
+            assert!(report.findings.is_empty(), "{compression:?}: {report:#?}");
+
+            let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+            let noise: Vec<&str> = summary
+                .chunk_indexes
+                .iter()
+                .filter(|c| c.message_end_time < SWITCH)
+                .map(|c| c.compression.as_str())
+                .collect();
+            assert!(noise.len() > RAW_AFTER_POOR as usize, "{noise:?}");
+            assert!(
+                noise.iter().all(|c| c.is_empty()),
+                "{compression:?}: {noise:?}"
+            );
+            let smooth: Vec<&str> = summary
+                .chunk_indexes
+                .iter()
+                .filter(|c| c.message_start_time >= SWITCH)
+                .map(|c| c.compression.as_str())
+                .collect();
+            let raw = smooth.iter().take_while(|c| c.is_empty()).count();
+            assert!(
+                raw <= RAW_AFTER_POOR as usize,
+                "{compression:?}: {smooth:?}"
+            );
+            assert!(
+                smooth[raw..].iter().all(|c| *c == compression.mcap_name()),
+                "{compression:?}: {smooth:?}"
+            );
+            assert!(smooth.len() > raw + 5, "{smooth:?}");
+        }
     }
 
     #[test]
