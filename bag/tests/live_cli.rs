@@ -383,8 +383,10 @@ fn a_recorder_whose_disk_falls_behind_drops_without_holding_up_the_publisher_and
 
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("behind");
-    // zstd at level 19 writes incompressible data at a few MB/s, far slower than loopback
-    // delivers it, and a 1 MiB queue holds about 16 of these messages.
+    // zstd at level 19 compresses incompressible data at a few MB/s: closing the first 4 MiB
+    // chunk takes far longer than loopback takes to deliver the rest of the burst (later chunks
+    // of such data are stored uncompressed, untried), and a 1 MiB queue holds about 16 of these
+    // messages.
     let (record, endpoint) = start_recorder(
         &out,
         &["--compression-level", "19", "--queue-size", "1", "car/**"],
