@@ -47,6 +47,7 @@ mod record_check;
 pub mod reindex;
 pub mod scan;
 pub mod verify;
+mod write_behind;
 pub mod writer;
 
 pub use channel::{ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};

@@ -20,6 +20,7 @@ use crate::metadata::{
     PartState, RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount,
 };
 use crate::part_writer::{MessageHeader, PartWriter};
+use crate::write_behind::WriteBehind;
 
 /// Chunk compression.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -165,7 +166,7 @@ struct ChannelState {
 struct OpenPart {
     record: PartRecord,
     path: PathBuf,
-    writer: PartWriter<BufWriter<fs::File>>,
+    writer: PartWriter<BufWriter<WriteBehind>>,
     /// Recording-wide channel index -> the part's MCAP channel id, once used in this part.
     mcap_channel_ids: Vec<Option<u16>>,
     chunk_opened_at: Option<Instant>,
@@ -424,7 +425,7 @@ impl BagWriter {
             .open(&path)
             .map_err(|e| BagError::io("creating", &path, e))?;
         let writer = PartWriter::new(
-            BufWriter::with_capacity(1 << 20, file),
+            BufWriter::with_capacity(1 << 20, WriteBehind::new(file)),
             self.options.compression,
             self.options.compression_level,
             None,
@@ -453,7 +454,8 @@ impl BagWriter {
             .finish()
             .map_err(|e| BagError::io("writing", &part.path, e))?
             .into_inner()
-            .map_err(|e| BagError::io("writing", &part.path, e.into_error()))?;
+            .map_err(|e| BagError::io("writing", &part.path, e.into_error()))?
+            .into_file();
         file.sync_all()
             .map_err(|e| BagError::io("syncing", &part.path, e))?;
         part.record.state = PartState::Complete;
