@@ -2,7 +2,7 @@
 //! bare zenoh subscriber receives in the same run (issue 6 asks for >= 0.8).
 //!
 //! `cargo run --release -p bag --features live --example zero_drop_rate [SWEEPS] [PAYLOAD]
-//! [SECONDS] [SETTINGS]`: 3 sweeps of `waves` payloads in 3-second steps, recorded as `bag
+//! [SECONDS] [SETTINGS]`: 3 sweeps of `waves` payloads in 45-second steps, recorded as `bag
 //! record` records (zstd at its level), unless given. Payloads are `waves`, `imu` or
 //! `constant`, described in [`support::payloads`]. SETTINGS is a comma-separated list of zstd
 //! levels, `zstd` (`bag record`'s level), `lz4` or `none`, such as `-1,-4,none`.
@@ -12,8 +12,8 @@
 //!    only counts. What that subscriber receives per second is the link's rate, measured
 //!    afresh each step so that both sides see the same load on a shared machine.
 //! 2. For each setting, the publisher is paced at a share of that rate, SECONDS long, into our
-//!    [`Subscription`] and a [`DropQueue`], drained on its own thread by a [`Recorder`] the
-//!    way `bag record` drains it, into a fresh bag. The step passes when every message was
+//!    [`Subscription`] and a [`DropQueue`] of `bag record`'s size, drained on its own thread
+//!    by a [`Recorder`] the way `bag record` drains it, into a fresh bag. The step passes when every message was
 //!    written and none dropped.
 //!
 //! The share is found by bisection: 50% first, then halfway between the highest share that
@@ -24,8 +24,12 @@
 //! noisy steps flatters, the median achieved in the steps that fell behind their pace (without
 //! a drop) is printed too.
 //!
-//! The queue holds 16 MiB, not `bag record`'s default 256 MiB: at these rates that is about 2%
-//! of a step, so a recorder slower than its publisher cannot hide behind the queue.
+//! Steps are long for two reasons. The queue holds about a second at these rates, so in a
+//! 45-second step a recorder slower than its publisher by more than 2% cannot hide behind it,
+//! while the rare stalls a real recording also meets are in the step. And the kernel writes
+//! dirty pages back after 30 seconds unless asked earlier: in a shorter step, a writer that
+//! leaves this to the kernel would never pay for its disk. A default run takes about 30
+//! minutes.
 
 mod support;
 
@@ -33,12 +37,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use bag::live::{LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
+use bag::live::{
+    LiveMessage, LivePublisher, RECORD_COMPRESSION_LEVEL, RECORD_QUEUE_MIB, Recorder, Subscription,
+};
 use bag::{BagWriter, DropQueue, WriteOptions};
 use support::{median, wait_for};
 use zenoh::Session;
 
-const QUEUE_BYTES: usize = 16 << 20;
+const QUEUE_BYTES: usize = RECORD_QUEUE_MIB << 20;
 const FIRST_SHARE: f64 = 0.50;
 /// Steps of the bisection per sweep: the last is within 1/64 of the highest share that
 /// passes.
@@ -191,7 +197,7 @@ fn record_step(
 fn main() -> anyhow::Result<()> {
     let sweeps: usize = std::env::args().nth(1).map_or(Ok(3), |a| a.parse())?;
     let kind = std::env::args().nth(2);
-    let seconds: f64 = std::env::args().nth(3).map_or(Ok(3.0), |a| a.parse())?;
+    let seconds: f64 = std::env::args().nth(3).map_or(Ok(45.0), |a| a.parse())?;
     let settings: Vec<Setting> = match std::env::args().nth(4) {
         None => vec![Setting::parse("zstd")?],
         Some(list) => list

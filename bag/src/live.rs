@@ -39,6 +39,10 @@ use crate::channel::{ChannelSpec, REGISTRY_SCHEMA_KEY};
 /// than at level 1 (`examples/record_ratio.rs` prints both sizes and rates).
 pub const RECORD_COMPRESSION_LEVEL: i32 = -1;
 
+/// The memory `bag record` gives samples waiting to be written, by default, MiB: about a second
+/// of the most a 2-core machine's loopback carries.
+pub const RECORD_QUEUE_MIB: usize = 256;
+
 /// Key prefix of advertisement tokens: `redline/adv/<Schema>/<key>`.
 pub const ADVERTISE_PREFIX: &str = "redline/adv";
 

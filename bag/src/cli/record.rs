@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bag::live::{RECORD_COMPRESSION_LEVEL, Recorder, Subscription};
+use bag::live::{RECORD_COMPRESSION_LEVEL, RECORD_QUEUE_MIB, Recorder, Subscription};
 use bag::{BagWriter, Compression, DropQueue, WriteOptions};
 use clap::Args;
 use zenoh::Wait;
@@ -47,7 +47,7 @@ pub struct RecordArgs {
     split_duration: Option<f64>,
     /// Memory for samples waiting to be written, MiB. When the disk falls behind this long,
     /// the oldest waiting samples are dropped and counted as `dropped_messages`.
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    #[arg(long, value_name = "MIB", default_value_t = RECORD_QUEUE_MIB)]
     queue_size: usize,
     /// Stop by itself after this many seconds.
     #[arg(long, value_name = "SECONDS")]
