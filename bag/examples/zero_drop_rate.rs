@@ -13,8 +13,8 @@
 //!    afresh each step so that both sides see the same load on a shared machine.
 //! 2. For each setting, the publisher is paced at a share of that rate, SECONDS long, into our
 //!    [`Subscription`] and a [`DropQueue`] of `bag record`'s size, drained on its own thread
-//!    by a [`Recorder`] the way `bag record` drains it, into a fresh bag. The step passes when every message was
-//!    written and none dropped.
+//!    by a [`Recorder`] the way `bag record` drains it, into a fresh bag. The step passes
+//!    when every message was written and none dropped.
 //!
 //! The share is found by bisection: 50% first, then halfway between the highest share that
 //! passed (at first none) and the lowest that dropped (at first 100%), six steps in all. A

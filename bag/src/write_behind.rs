@@ -6,9 +6,10 @@
 //! fills memory with pages nobody will read, and once the dirty limit is reached `write` stalls
 //! while the kernel catches up, which is when a live queue overflows. So every [`WINDOW`]
 //! bytes the file asks the kernel to start writing the window just filled, and to drop the
-//! window two before it, which is on disk by then. Dirty data stays near two windows per part,
-//! and the kernel hands the same few pages out again instead of fresh ones; on this project's
-//! VM that makes writing several times cheaper in CPU (see "The bag on disk" in the README).
+//! window two before it, which is normally on disk by then. Dirty data stays near two windows
+//! per part, and the kernel hands the same few pages out again instead of fresh ones. On this
+//! project's VM, where a page never used before is slow to write into, that lifts the rate a
+//! recorder keeps up with (see "The bag on disk" in the README).
 //!
 //! Both requests are advice (`posix_fadvise(DONTNEED)`): the kernel starts writeback without
 //! waiting for it to finish, and drops only pages already clean. Where the advice is not
