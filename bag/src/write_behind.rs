@@ -26,18 +26,12 @@ pub(crate) const WINDOW: u64 = 8 << 20;
 pub(crate) struct WriteBehind {
     file: File,
     written: u64,
-    /// Where the window being filled starts.
-    window_start: u64,
 }
 
 impl WriteBehind {
     /// Writes into `file` from its start.
     pub(crate) fn new(file: File) -> Self {
-        WriteBehind {
-            file,
-            written: 0,
-            window_start: 0,
-        }
+        WriteBehind { file, written: 0 }
     }
 
     /// The file, for syncing and closing.
@@ -45,21 +39,23 @@ impl WriteBehind {
         self.file
     }
 
-    fn window_filled(&mut self) {
-        advise_not_needed(&self.file, self.window_start, WINDOW);
-        if let Some(older) = self.window_start.checked_sub(2 * WINDOW) {
+    /// The window from `start` is full: on to the disk with it, and out of the cache with the
+    /// one two before it.
+    fn window_filled(&self, start: u64) {
+        advise_not_needed(&self.file, start, WINDOW);
+        if let Some(older) = start.checked_sub(2 * WINDOW) {
             advise_not_needed(&self.file, older, WINDOW);
         }
-        self.window_start += WINDOW;
     }
 }
 
 impl Write for WriteBehind {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.file.write(buf)?;
+        let full_before = self.written / WINDOW;
         self.written += n as u64;
-        while self.written - self.window_start >= WINDOW {
-            self.window_filled();
+        for window in full_before..self.written / WINDOW {
+            self.window_filled(window * WINDOW);
         }
         Ok(n)
     }
@@ -105,7 +101,6 @@ mod tests {
                 break;
             }
         }
-        assert_eq!(file.window_start, 3 * WINDOW, "three windows handed over");
         file.flush().expect("flush");
         file.into_file().sync_all().expect("sync");
         assert!(
