@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{self, Write};
 
 /// Bytes between two requests.
-pub(crate) const WINDOW: u64 = 8 << 20;
+const WINDOW: u64 = 8 << 20;
 
 /// A file written from start to end, handed to the kernel's writeback window by window.
 #[derive(Debug)]
