@@ -53,16 +53,16 @@ type ChannelKey = (u16, String, String, BTreeMap<String, String>);
 struct OpenChunk {
     records: Vec<u8>,
     time_range: Option<(u64, u64)>,
-    /// Channel id -> (log time, offset in `records`) of its messages in this chunk.
-    indexes: BTreeMap<u16, Vec<(u64, u64)>>,
+    /// By channel id: (log time, offset in `records`) of its messages in this chunk.
+    indexes: Vec<Vec<(u64, u64)>>,
 }
 
 #[derive(Default)]
 struct Statistics {
     message_count: u64,
     time_range: Option<(u64, u64)>,
-    /// Message count per channel id, one entry per channel added.
-    channel_counts: BTreeMap<u16, u64>,
+    /// Message count by channel id, one entry per channel added.
+    channel_counts: Vec<u64>,
 }
 
 impl<W: Write> PartWriter<W> {
@@ -171,13 +171,15 @@ impl<W: Write> PartWriter<W> {
         self.out.write_all(&bytes)?;
         self.channels.push(bytes);
         self.channel_ids.insert(key, id);
-        self.stats.channel_counts.insert(id, 0);
+        self.stats.channel_counts.push(0);
+        self.chunk.indexes.push(Vec::new());
         Ok(id)
     }
 
     /// Appends a message to the open chunk.
     pub(crate) fn write_message(&mut self, header: &MessageHeader, data: &[u8]) -> io::Result<()> {
-        let Some(count) = self.stats.channel_counts.get_mut(&header.channel_id) else {
+        let channel = usize::from(header.channel_id);
+        let Some(count) = self.stats.channel_counts.get_mut(channel) else {
             return Err(invalid_input(format!(
                 "channel id {} was never added",
                 header.channel_id
@@ -189,11 +191,7 @@ impl<W: Write> PartWriter<W> {
         self.stats.time_range = Some(widen(self.stats.time_range, time));
         let chunk = &mut self.chunk;
         chunk.time_range = Some(widen(chunk.time_range, time));
-        chunk
-            .indexes
-            .entry(header.channel_id)
-            .or_default()
-            .push((time, chunk.records.len() as u64));
+        chunk.indexes[channel].push((time, chunk.records.len() as u64));
         let records = &mut chunk.records;
         records.reserve(MESSAGE_RECORD_OVERHEAD + data.len());
         records.push(op::MESSAGE);
@@ -277,8 +275,8 @@ impl<W: Write> PartWriter<W> {
             put_u32(b, self.chunk_count);
             put_u64(b, start);
             put_u64(b, end);
-            put_map(b, self.stats.channel_counts.iter(), |b, (id, n)| {
-                put_u16(b, *id);
+            put_map(b, self.stats.channel_counts.iter().enumerate(), |b, (id, n)| {
+                put_u16(b, id as u16);
                 put_u64(b, *n);
             });
         });
@@ -290,8 +288,10 @@ impl<W: Write> PartWriter<W> {
             return Ok(());
         };
         let records = &self.chunk.records;
-        let uncompressed_crc = crc32fast::hash(records);
-        let (name, compressed) = self.compressor.compress(records)?;
+        let mut records_crc = crc32fast::Hasher::new();
+        records_crc.update(records);
+        let uncompressed_crc = records_crc.clone().finalize();
+        let (name, compressed) = self.compressor.compress(records, end_time)?;
         let chunk_start = self.out.position;
         let mut head = Vec::with_capacity(64);
         record(&mut head, op::CHUNK, |b| {
@@ -306,19 +306,26 @@ impl<W: Write> PartWriter<W> {
         let length = (head.len() - 9 + compressed.len()) as u64;
         head[1..9].copy_from_slice(&length.to_le_bytes());
         self.out.write_all(&head)?;
-        self.out.write_all(compressed)?;
+        if name.is_empty() {
+            // Stored as they are: the records' CRC extends the data section's, without a
+            // second pass over them.
+            self.out.write_all_hashed(compressed, &records_crc)?;
+        } else {
+            self.out.write_all(compressed)?;
+        }
         let chunk_length = self.out.position - chunk_start;
 
         let index_start = self.out.position;
         let mut index_offsets = Vec::new();
         let mut indexes = Vec::new();
-        for (channel, entries) in &mut self.chunk.indexes {
+        for (channel, entries) in self.chunk.indexes.iter_mut().enumerate() {
             if entries.is_empty() {
                 continue;
             }
-            index_offsets.push((*channel, index_start + indexes.len() as u64));
+            let channel = channel as u16;
+            index_offsets.push((channel, index_start + indexes.len() as u64));
             record(&mut indexes, op::MESSAGE_INDEX, |b| {
-                put_u16(b, *channel);
+                put_u16(b, channel);
                 put_u32(b, (entries.len() * 16) as u32);
                 for (time, offset) in entries.iter() {
                     put_u64(b, *time);
@@ -360,20 +367,28 @@ fn invalid_input(what: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, what.into())
 }
 
-/// After a chunk that compression barely shrank, this many chunks are stored as they are
-/// without trying; then the next chunk is tried again.
+/// After a chunk that compression barely shrank, the chunks that follow are stored untried: at
+/// least this many of them,
 const RAW_AFTER_POOR: u32 = 15;
+
+/// and all that end less than this long (log time, ns) after it. At live rates of hardly
+/// compressible data, chunks fill many times a second, and a trial every sixteenth chunk still
+/// took an eighth of the recorder's time.
+const RETRY_AFTER_NS: u64 = 1_000_000_000;
 
 /// Compresses whole chunks, keeping its context and output buffer from chunk to chunk.
 ///
 /// A chunk that compression shrinks by less than an eighth is stored as it is, and so are the
-/// next [`RAW_AFTER_POOR`] chunks, untried: data that hardly compresses (noise-like floats,
-/// already compressed images) would cost the recorder's CPU for next to nothing on disk, and
-/// would cost every reader a decompression. Readers need nothing special: each chunk names its
-/// own compression.
+/// chunks after it for a while ([`RAW_AFTER_POOR`], [`RETRY_AFTER_NS`]), untried: data that hardly
+/// compresses (noise-like floats, already compressed images) would cost the recorder's CPU for
+/// next to nothing on disk, and would cost every reader a decompression. Readers need nothing
+/// special: each chunk names its own compression.
 struct ChunkCompressor {
     codec: Codec,
+    /// After a poor trial: chunks still to store untried, and the log time before which no
+    /// chunk is tried.
     raw_chunks_left: u32,
+    raw_until_ns: u64,
 }
 
 impl ChunkCompressor {
@@ -381,26 +396,34 @@ impl ChunkCompressor {
         Ok(ChunkCompressor {
             codec: Codec::new(compression, level)?,
             raw_chunks_left: 0,
+            raw_until_ns: 0,
         })
     }
 
-    /// The chunk's compression as MCAP names it, and its bytes.
-    fn compress<'a>(&'a mut self, records: &'a [u8]) -> io::Result<(&'static str, &'a [u8])> {
+    /// The compression as MCAP names it and the bytes of a chunk whose last message was logged
+    /// at `end_time`.
+    fn compress<'a>(
+        &'a mut self,
+        records: &'a [u8],
+        end_time: u64,
+    ) -> io::Result<(&'static str, &'a [u8])> {
         let ChunkCompressor {
             codec,
             raw_chunks_left,
+            raw_until_ns,
         } = self;
         if matches!(codec, Codec::None) {
             return Ok(("", records));
         }
-        if *raw_chunks_left > 0 {
-            *raw_chunks_left -= 1;
+        if *raw_chunks_left > 0 || end_time < *raw_until_ns {
+            *raw_chunks_left = raw_chunks_left.saturating_sub(1);
             return Ok(("", records));
         }
         let name = codec.name();
         let compressed = codec.compress(records)?;
         if compressed.len() * 8 > records.len() * 7 {
             *raw_chunks_left = RAW_AFTER_POOR;
+            *raw_until_ns = end_time.saturating_add(RETRY_AFTER_NS);
             return Ok(("", records));
         }
         Ok((name, compressed))
@@ -474,6 +497,14 @@ impl<W: Write> Output<W> {
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.inner.write_all(bytes)?;
         self.crc.update(bytes);
+        self.position += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Writes `bytes`, whose CRC `hashed` holds already.
+    fn write_all_hashed(&mut self, bytes: &[u8], hashed: &crc32fast::Hasher) -> io::Result<()> {
+        self.inner.write_all(bytes)?;
+        self.crc.combine(hashed);
         self.position += bytes.len() as u64;
         Ok(())
     }
@@ -657,66 +688,84 @@ mod tests {
         assert_eq!(report.error_count + report.warning_count, 0, "{report:#?}");
     }
 
+    /// Writes `noise` messages of noise, then `smooth` ones that compress well, `spacing_ns`
+    /// apart from log time 0, into chunks of about 13 messages; checks that they read back
+    /// and verify, and returns the compression of each chunk with its start and end times.
+    fn noise_then_smooth(
+        compression: Compression,
+        noise: u64,
+        smooth: u64,
+        spacing_ns: u64,
+    ) -> Vec<(String, u64, u64)> {
+        let mut w = PartWriter::new(Vec::new(), compression, -1, Some(3_000)).unwrap();
+        let channel = w
+            .add_channel(0, "car/noise", "bytes", &BTreeMap::new())
+            .unwrap();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut written = Vec::new();
+        for i in 0..noise + smooth {
+            let data: Vec<u8> = if i < noise {
+                (0..200)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        state as u8
+                    })
+                    .collect()
+            } else {
+                vec![i as u8; 200]
+            };
+            let header = MessageHeader {
+                channel_id: channel,
+                sequence: i as u32,
+                log_time: i * spacing_ns,
+                publish_time: i * spacing_ns,
+            };
+            w.write_message(&header, &data).unwrap();
+            written.push(data);
+        }
+        let bytes = w.finish().unwrap();
+
+        let read: Vec<Vec<u8>> = mcap::MessageStream::new(&bytes)
+            .unwrap()
+            .map(|m| m.unwrap().data.into_owned())
+            .collect();
+        assert_eq!(read, written, "{compression:?}");
+        let report = crate::verify::verify_bytes("part.mcap", &bytes);
+        assert!(report.findings.is_empty(), "{compression:?}: {report:#?}");
+        let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+        summary
+            .chunk_indexes
+            .iter()
+            .map(|c| {
+                let name = c.compression.clone();
+                (name, c.message_start_time, c.message_end_time)
+            })
+            .collect()
+    }
+
     #[test]
     fn chunks_compression_barely_shrinks_are_stored_raw_until_a_retry_pays() {
         for compression in [Compression::Zstd, Compression::Lz4] {
-            let mut w = PartWriter::new(Vec::new(), compression, -1, Some(3_000)).unwrap();
-            let channel = w
-                .add_channel(0, "car/noise", "bytes", &BTreeMap::new())
-                .unwrap();
-            // 300 messages of noise (about 23 chunks), then 600 that compress well.
-            const SWITCH: u64 = 300;
-            let mut state = 0x9e37_79b9_7f4a_7c15u64;
-            let mut written = Vec::new();
-            for i in 0..900u64 {
-                let data: Vec<u8> = if i < SWITCH {
-                    (0..200)
-                        .map(|_| {
-                            state ^= state << 13;
-                            state ^= state >> 7;
-                            state ^= state << 17;
-                            state as u8
-                        })
-                        .collect()
-                } else {
-                    vec![i as u8; 200]
-                };
-                let header = MessageHeader {
-                    channel_id: channel,
-                    sequence: i as u32,
-                    log_time: i,
-                    publish_time: i,
-                };
-                w.write_message(&header, &data).unwrap();
-                written.push(data);
-            }
-            let bytes = w.finish().unwrap();
-
-            let read: Vec<Vec<u8>> = mcap::MessageStream::new(&bytes)
-                .unwrap()
-                .map(|m| m.unwrap().data.into_owned())
-                .collect();
-            assert_eq!(read, written, "{compression:?}");
-            let report = crate::verify::verify_bytes("part.mcap", &bytes);
-            assert!(report.findings.is_empty(), "{compression:?}: {report:#?}");
-
-            let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
-            let noise: Vec<&str> = summary
-                .chunk_indexes
+            // 10 ms apart: 15 chunks take longer than the second a retry also waits for.
+            const SPACING: u64 = 10_000_000;
+            const SWITCH: u64 = 300 * SPACING;
+            let chunks = noise_then_smooth(compression, 300, 600, SPACING);
+            let noise: Vec<&str> = chunks
                 .iter()
-                .filter(|c| c.message_end_time < SWITCH)
-                .map(|c| c.compression.as_str())
+                .filter(|c| c.2 < SWITCH)
+                .map(|c| c.0.as_str())
                 .collect();
             assert!(noise.len() > RAW_AFTER_POOR as usize, "{noise:?}");
             assert!(
                 noise.iter().all(|c| c.is_empty()),
                 "{compression:?}: {noise:?}"
             );
-            let smooth: Vec<&str> = summary
-                .chunk_indexes
+            let smooth: Vec<&str> = chunks
                 .iter()
-                .filter(|c| c.message_start_time >= SWITCH)
-                .map(|c| c.compression.as_str())
+                .filter(|c| c.1 >= SWITCH)
+                .map(|c| c.0.as_str())
                 .collect();
             let raw = smooth.iter().take_while(|c| c.is_empty()).count();
             assert!(
@@ -729,6 +778,23 @@ mod tests {
             );
             assert!(smooth.len() > raw + 5, "{smooth:?}");
         }
+    }
+
+    #[test]
+    fn at_high_rates_a_retry_also_waits_a_second_of_log_time() {
+        // 1 ms apart: a chunk spans about 13 ms, so 15 chunks pass long before a second does.
+        const SPACING: u64 = 1_000_000;
+        let chunks = noise_then_smooth(Compression::Zstd, 300, 1_500, SPACING);
+        // The first chunk, noise, was tried; nothing is tried again for a second after it.
+        let retry_at = chunks[0].2 + RETRY_AFTER_NS;
+        let untried: Vec<_> = chunks.iter().filter(|c| c.2 < retry_at).collect();
+        assert!(untried.iter().all(|c| c.0.is_empty()), "{chunks:?}");
+        let smooth_untried = untried.iter().filter(|c| c.1 >= 300 * SPACING).count();
+        assert!(smooth_untried > RAW_AFTER_POOR as usize, "{chunks:?}");
+        // The first chunk to end after it is tried, compresses, and so do all after it.
+        let tried: Vec<_> = chunks.iter().filter(|c| c.2 >= retry_at).collect();
+        assert!(tried.len() > 5, "{chunks:?}");
+        assert!(tried.iter().all(|c| c.0 == "zstd"), "{chunks:?}");
     }
 
     #[test]
