@@ -1,4 +1,5 @@
-//! What the record-rate examples share: the loopback sessions, the payloads and the medians.
+//! What the record-rate examples share: the loopback sessions, the payloads and the medians,
+//! and `bag`'s allocator, so that both sides are measured as `bag record` runs.
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -8,6 +9,10 @@ use std::time::{Duration, Instant};
 use bag::live::SessionOptions;
 use zenoh::pubsub::Subscriber;
 use zenoh::{Session, Wait};
+
+/// mimalloc, as in `bag` (see bag/src/main.rs).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Messages per payload set; longer runs cycle through them.
 pub const PAYLOADS: u64 = 50_000;
