@@ -275,10 +275,14 @@ impl<W: Write> PartWriter<W> {
             put_u32(b, self.chunk_count);
             put_u64(b, start);
             put_u64(b, end);
-            put_map(b, self.stats.channel_counts.iter().enumerate(), |b, (id, n)| {
-                put_u16(b, id as u16);
-                put_u64(b, *n);
-            });
+            put_map(
+                b,
+                self.stats.channel_counts.iter().enumerate(),
+                |b, (id, n)| {
+                    put_u16(b, id as u16);
+                    put_u64(b, *n);
+                },
+            );
         });
         bytes
     }
@@ -385,10 +389,10 @@ const RETRY_AFTER_NS: u64 = 1_000_000_000;
 /// special: each chunk names its own compression.
 struct ChunkCompressor {
     codec: Codec,
-    /// After a poor trial: chunks still to store untried, and the log time before which no
-    /// chunk is tried.
+    /// After a poor trial: chunks still to store untried, and the log time the trial's chunk
+    /// ended at.
     raw_chunks_left: u32,
-    raw_until_ns: u64,
+    poor_at_ns: Option<u64>,
 }
 
 impl ChunkCompressor {
@@ -396,7 +400,7 @@ impl ChunkCompressor {
         Ok(ChunkCompressor {
             codec: Codec::new(compression, level)?,
             raw_chunks_left: 0,
-            raw_until_ns: 0,
+            poor_at_ns: None,
         })
     }
 
@@ -410,12 +414,16 @@ impl ChunkCompressor {
         let ChunkCompressor {
             codec,
             raw_chunks_left,
-            raw_until_ns,
+            poor_at_ns,
         } = self;
         if matches!(codec, Codec::None) {
             return Ok(("", records));
         }
-        if *raw_chunks_left > 0 || end_time < *raw_until_ns {
+        // A log time before the poor trial's (a clock stepped back) does not hold retries off.
+        let within_retry_wait = poor_at_ns
+            .and_then(|poor_at| end_time.checked_sub(poor_at))
+            .is_some_and(|since| since < RETRY_AFTER_NS);
+        if *raw_chunks_left > 0 || within_retry_wait {
             *raw_chunks_left = raw_chunks_left.saturating_sub(1);
             return Ok(("", records));
         }
@@ -423,7 +431,7 @@ impl ChunkCompressor {
         let compressed = codec.compress(records)?;
         if compressed.len() * 8 > records.len() * 7 {
             *raw_chunks_left = RAW_AFTER_POOR;
-            *raw_until_ns = end_time.saturating_add(RETRY_AFTER_NS);
+            *poor_at_ns = Some(end_time);
             return Ok(("", records));
         }
         Ok((name, compressed))
@@ -688,15 +696,16 @@ mod tests {
         assert_eq!(report.error_count + report.warning_count, 0, "{report:#?}");
     }
 
-    /// Writes `noise` messages of noise, then `smooth` ones that compress well, `spacing_ns`
-    /// apart from log time 0, into chunks of about 13 messages; checks that they read back
-    /// and verify, and returns the compression of each chunk with its start and end times.
+    /// Writes `noise` messages of noise, then `smooth` ones that compress well, the i-th at log
+    /// time `log_time(i)`, into chunks of about 13 messages; checks that they read back and
+    /// verify without an error, and returns the compression of each chunk with its start and
+    /// end times, and the number of warnings.
     fn noise_then_smooth(
         compression: Compression,
         noise: u64,
         smooth: u64,
-        spacing_ns: u64,
-    ) -> Vec<(String, u64, u64)> {
+        log_time: impl Fn(u64) -> u64,
+    ) -> (Vec<(String, u64, u64)>, u64) {
         let mut w = PartWriter::new(Vec::new(), compression, -1, Some(3_000)).unwrap();
         let channel = w
             .add_channel(0, "car/noise", "bytes", &BTreeMap::new())
@@ -719,8 +728,8 @@ mod tests {
             let header = MessageHeader {
                 channel_id: channel,
                 sequence: i as u32,
-                log_time: i * spacing_ns,
-                publish_time: i * spacing_ns,
+                log_time: log_time(i),
+                publish_time: log_time(i),
             };
             w.write_message(&header, &data).unwrap();
             written.push(data);
@@ -733,16 +742,17 @@ mod tests {
             .collect();
         assert_eq!(read, written, "{compression:?}");
         let report = crate::verify::verify_bytes("part.mcap", &bytes);
-        assert!(report.findings.is_empty(), "{compression:?}: {report:#?}");
+        assert_eq!(report.error_count, 0, "{compression:?}: {report:#?}");
         let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
-        summary
+        let chunks = summary
             .chunk_indexes
             .iter()
             .map(|c| {
                 let name = c.compression.clone();
                 (name, c.message_start_time, c.message_end_time)
             })
-            .collect()
+            .collect();
+        (chunks, report.warning_count)
     }
 
     #[test]
@@ -751,7 +761,8 @@ mod tests {
             // 10 ms apart: 15 chunks take longer than the second a retry also waits for.
             const SPACING: u64 = 10_000_000;
             const SWITCH: u64 = 300 * SPACING;
-            let chunks = noise_then_smooth(compression, 300, 600, SPACING);
+            let (chunks, warnings) = noise_then_smooth(compression, 300, 600, |i| i * SPACING);
+            assert_eq!(warnings, 0);
             let noise: Vec<&str> = chunks
                 .iter()
                 .filter(|c| c.2 < SWITCH)
@@ -784,7 +795,8 @@ mod tests {
     fn at_high_rates_a_retry_also_waits_a_second_of_log_time() {
         // 1 ms apart: a chunk spans about 13 ms, so 15 chunks pass long before a second does.
         const SPACING: u64 = 1_000_000;
-        let chunks = noise_then_smooth(Compression::Zstd, 300, 1_500, SPACING);
+        let (chunks, warnings) = noise_then_smooth(Compression::Zstd, 300, 1_500, |i| i * SPACING);
+        assert_eq!(warnings, 0);
         // The first chunk, noise, was tried; nothing is tried again for a second after it.
         let retry_at = chunks[0].2 + RETRY_AFTER_NS;
         let untried: Vec<_> = chunks.iter().filter(|c| c.2 < retry_at).collect();
@@ -795,6 +807,29 @@ mod tests {
         let tried: Vec<_> = chunks.iter().filter(|c| c.2 >= retry_at).collect();
         assert!(tried.len() > 5, "{chunks:?}");
         assert!(tried.iter().all(|c| c.0 == "zstd"), "{chunks:?}");
+    }
+
+    #[test]
+    fn a_clock_stepped_back_does_not_hold_retries_off() {
+        // Noise at 100 s, then data that compresses well logged from 0 s, 1 ms apart. (The
+        // chunk where the clock steps back draws a warning from verify, as it should.)
+        const NOISE: u64 = 300;
+        let (chunks, _) = noise_then_smooth(Compression::Zstd, NOISE, 600, |i| {
+            if i < NOISE {
+                100_000_000_000 + i * 1_000_000
+            } else {
+                (i - NOISE) * 1_000_000
+            }
+        });
+        let smooth: Vec<&str> = chunks
+            .iter()
+            .filter(|c| c.1 < 100_000_000_000)
+            .map(|c| c.0.as_str())
+            .collect();
+        let raw = smooth.iter().take_while(|c| c.is_empty()).count();
+        assert!(raw <= RAW_AFTER_POOR as usize, "{smooth:?}");
+        assert!(smooth[raw..].iter().all(|c| *c == "zstd"), "{smooth:?}");
+        assert!(smooth.len() > raw + 5, "{smooth:?}");
     }
 
     #[test]
