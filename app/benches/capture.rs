@@ -11,10 +11,6 @@ use scope::capture::CaptureStore;
 
 const PAYLOAD: usize = 200;
 
-/// mimalloc, as `scope` runs (see app/src/main.rs).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn resident_bytes() -> Option<usize> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;

@@ -7,11 +7,6 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use scope::Scope;
 
-/// mimalloc, as in `bag` (see bag/src/main.rs): a live capture allocates each message on a zenoh
-/// thread and frees it on another.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let args = match scope::cli::parse(std::env::args().skip(1)) {
         Ok(a) => a,
