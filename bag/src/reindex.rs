@@ -29,7 +29,8 @@ pub struct ReindexReport {
 /// Rebuilds `dir/metadata.yaml` from the parts on disk.
 ///
 /// Keeps `dropped_messages`, `unstamped_messages` and `advertised_never_published` from an
-/// existing index (resetting drops to zero would claim a lossy recording is complete). Each torn
+/// existing index (resetting drops to zero would claim a lossy recording is complete), less the
+/// advertised topics whose messages the parts hold. Each torn
 /// part is rewritten beside itself as a complete MCAP with summary and indexes, re-read and
 /// checked, then swapped in atomically; the original is kept as `NAME.mcap.torn`.
 pub fn reindex(dir: &Path) -> Result<ReindexReport> {
@@ -96,7 +97,13 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     }
     let old = previous.as_ref().and_then(|m| m.redline.clone());
     report.kept_from_previous_index = old.is_some();
-    let old = old.unwrap_or_default();
+    let mut old = old.unwrap_or_default();
+    // The old index was written while recording: a topic it lists may have published since.
+    old.advertised_never_published.retain(|a| {
+        !topics
+            .iter()
+            .any(|((topic, _, _), &count)| count > 0 && *topic == a.topic)
+    });
     let metadata = Metadata {
         rosbag2_bagfile_information: bagfile_information(&records, topics),
         redline: Some(RedlineSection {

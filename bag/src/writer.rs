@@ -342,6 +342,11 @@ impl BagWriter {
         });
     }
 
+    /// How many (topic, schema) advertisements it holds.
+    pub fn advertised_count(&self) -> usize {
+        self.advertised.len()
+    }
+
     /// Closes the current chunk if it is older than the age limit. Call it from an idle loop so
     /// a quiet recording still reaches the disk.
     pub fn flush_if_stale(&mut self) -> Result<()> {

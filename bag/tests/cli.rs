@@ -201,6 +201,27 @@ fn bad_input_gives_a_clear_message_and_exit_1() {
     );
     assert!(!out_dir.exists());
 
+    // So is a key expression zenoh rejects, and a duration no clock can reach.
+    let out = bag(&["record", "-o", out_dir.to_str().unwrap(), "car//x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("car//x"), "{err}");
+    assert!(!out_dir.exists(), "a bad key expression left a bag behind");
+    let out = bag(&[
+        "record",
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--duration",
+        "1e30",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--duration 1e30") && err.contains("too long"),
+        "{err}"
+    );
+    assert!(!out_dir.exists());
+
     let help = text(&bag(&["--help"]).stdout);
     for cmd in ["info", "cat", "verify", "reindex"] {
         assert!(help.contains(cmd), "{help}");

@@ -67,8 +67,17 @@ fn text(out: &Output) -> String {
 
 /// A bag with 300 EngineRpm messages over 3 s and 30 JSON messages.
 fn source_bag(dir: &Path) -> PathBuf {
+    source_bag_advertising(dir, &[])
+}
+
+/// [`source_bag`], whose index also lists `silent` (topic, schema) as advertised and never
+/// published, which `bag play` advertises again.
+fn source_bag_advertising(dir: &Path, silent: &[(&str, &str)]) -> PathBuf {
     let path = dir.join("source");
     let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create");
+    for (topic, schema) in silent {
+        w.advertise(topic, schema);
+    }
     let info = schemas::by_name("EngineRpm").expect("registered");
     let rpm = w.add_channel(ChannelSpec::capnp(
         "car/engine",
@@ -253,7 +262,7 @@ fn recording_the_simulator_lists_its_silent_topic_and_counts_unstamped_samples()
 #[test]
 fn a_killed_recorder_loses_at_most_its_open_chunk_and_reindex_restores_the_rest() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let source = source_bag(dir.path());
+    let source = source_bag_advertising(dir.path(), &[("car/camera", "CameraFrame")]);
     let out = dir.path().join("killed");
     let (record, endpoint) = start_recorder(&out, &["car/**"]);
     // Real time: 3 s of messages; chunks close after 1 s, so the first ~2 s are on disk.
@@ -295,6 +304,15 @@ fn a_killed_recorder_loses_at_most_its_open_chunk_and_reindex_restores_the_rest(
         .output()
         .expect("verify");
     assert!(verify.status.success(), "{}", text(&verify));
+    // The recorder stored the advertisements before it was killed; car/engine, advertised too,
+    // published before the kill, so the rebuilt index does not list it.
+    let reader = BagReader::open(&out).expect("open");
+    let never: Vec<&str> = reader
+        .advertised_never_published()
+        .iter()
+        .map(|a| a.topic.as_str())
+        .collect();
+    assert_eq!(never, ["car/camera"]);
 }
 
 /// `python3` with the `zenoh` module (eclipse-zenoh on PyPI), if this machine has it.

@@ -133,9 +133,11 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
         let mut base_ns = None;
         while let Some(m) = cursor.next_message() {
             let base = *base_ns.get_or_insert(m.log_time_ns);
-            let due = Duration::from_secs_f64(
+            // A tiny --rate can put a message past any representable wait: it never comes.
+            let due = Duration::try_from_secs_f64(
                 m.log_time_ns.saturating_sub(base) as f64 / 1e9 / args.rate,
-            );
+            )
+            .unwrap_or(Duration::MAX);
             loop {
                 if stop.load(Ordering::SeqCst) {
                     break 'rounds;

@@ -13,7 +13,7 @@ use zenoh::Wait;
 
 use super::Outcome;
 use super::progress::Status;
-use super::zenoh_args::{ZenohArgs, stop_on_ctrl_c};
+use super::zenoh_args::{ZenohArgs, deadline_after, stop_on_ctrl_c};
 
 #[derive(Debug, Args)]
 pub struct RecordArgs {
@@ -63,20 +63,15 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
         anyhow::ensure!(secs > 0.0, "--split-duration must be positive");
         options = options.part_max_duration_ns(Some((secs * 1e9) as u64));
     }
-    let deadline = match args.duration {
-        Some(secs) if secs.is_finite() && secs >= 0.0 => {
-            Some(Instant::now() + Duration::from_secs_f64(secs))
-        }
-        Some(secs) => anyhow::bail!("--duration must be a number of seconds, not {secs}"),
-        None => None,
-    };
+    let deadline = args.duration.map(deadline_after).transpose()?;
     let stop = stop_on_ctrl_c()?;
-    // The session first: bad flags must not leave an empty bag behind.
+    // The session and the subscription first: bad flags or key expressions must not leave a
+    // bag behind. What arrives before the writer exists waits in the queue.
     let session = args.zenoh.open()?;
-    let writer = BagWriter::create(&args.out, options)
-        .with_context(|| format!("creating {}", args.out.display()))?;
     let queue = Arc::new(DropQueue::new(usize::MAX, args.queue_size.max(1) << 20));
     let subscription = Subscription::start(&session, &args.key_exprs, Arc::clone(&queue))?;
+    let writer = BagWriter::create(&args.out, options)
+        .with_context(|| format!("creating {}", args.out.display()))?;
     let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
     eprintln!(
         "recording {} into {} ({}); Ctrl-C stops",
@@ -104,6 +99,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
                 stats.dropped,
             ));
             (last_tick, last_count) = (Instant::now(), stats.messages);
+            recorder.advertise(&subscription.advertisements().snapshot())?;
         }
     }
     status.finish();

@@ -9,7 +9,7 @@ use zenoh::Wait;
 
 use super::Outcome;
 use super::progress::Status;
-use super::zenoh_args::{ZenohArgs, stop_on_ctrl_c};
+use super::zenoh_args::{ZenohArgs, deadline_after, stop_on_ctrl_c};
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
@@ -21,13 +21,7 @@ pub struct SimArgs {
 }
 
 pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
-    let deadline = match args.duration {
-        Some(secs) if secs.is_finite() && secs >= 0.0 => {
-            Some(Instant::now() + Duration::from_secs_f64(secs))
-        }
-        Some(secs) => anyhow::bail!("--duration must be a number of seconds, not {secs}"),
-        None => None,
-    };
+    let deadline = args.duration.map(deadline_after).transpose()?;
     let stop = stop_on_ctrl_c()?;
     let session = args.zenoh.open()?;
     let simulator = Simulator::start(&session)?;

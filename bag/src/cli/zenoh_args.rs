@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use bag::live::{Mode, SessionOptions};
 use clap::Args;
@@ -54,6 +55,22 @@ impl ZenohArgs {
         }
         Ok(options.open()?)
     }
+}
+
+/// When a `--duration SECONDS` that starts now ends.
+pub fn deadline_after(secs: f64) -> anyhow::Result<Instant> {
+    anyhow::ensure!(
+        secs.is_finite() && secs >= 0.0,
+        "--duration must be a number of seconds, not {secs}"
+    );
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .and_then(|d| Instant::now().checked_add(d))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "--duration {secs:e}: too long to wait for; leave it out to run until Ctrl-C"
+            )
+        })
 }
 
 /// A flag that Ctrl-C (or SIGTERM) sets.

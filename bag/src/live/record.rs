@@ -35,6 +35,8 @@ pub struct Recorder {
     channels: Vec<Option<ChannelId>>,
     stats: RecordStats,
     batch: Vec<LiveMessage>,
+    /// Advertised topics the writer knows of.
+    advertised: usize,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -55,6 +57,7 @@ impl Recorder {
             channels: Vec::new(),
             stats: RecordStats::default(),
             batch: Vec::new(),
+            advertised: 0,
         }
     }
 
@@ -132,6 +135,20 @@ impl Recorder {
     /// What has been written so far.
     pub fn stats(&self) -> RecordStats {
         self.stats
+    }
+
+    /// Lists the advertised topics (all so far; call it as they appear). When the list grew,
+    /// the open chunk closes and the index is rewritten, so that a recorder killed later still
+    /// leaves a bag that names the topics advertised but never published.
+    pub fn advertise(&mut self, advertised: &[Advertised]) -> Result<(), LiveError> {
+        for a in advertised {
+            self.writer.advertise(&a.topic, &a.schema);
+        }
+        if self.writer.advertised_count() > self.advertised {
+            self.advertised = self.writer.advertised_count();
+            self.writer.flush()?;
+        }
+        Ok(())
     }
 
     /// Lists the advertised topics and closes the bag; the index names those that never
