@@ -26,7 +26,7 @@ pub struct SaveProgress {
 ///
 /// `dropped_messages` in its index = messages evicted from the capture (and not kept by the
 /// spill bag) before or during the save + messages the transport queue dropped; advertised
-/// topics that never published are listed.
+/// topics that the capture never received a message on are listed.
 pub fn save_capture(
     shared: &LiveShared,
     dir: &Path,
@@ -96,7 +96,11 @@ pub fn save_capture(
         return Err(e);
     }
     writer.add_dropped(lost_before + stats.transport_dropped + lost_during_save);
-    for a in &stats.advertised {
+    // A topic the capture received counts as published even when the cap evicted all of its
+    // messages; only the others are listed as never published.
+    let received = shared.channel_specs();
+    let published = |topic: &str| received.iter().any(|spec| spec.topic == topic);
+    for a in stats.advertised.iter().filter(|a| !published(&a.topic)) {
         writer.advertise(&a.topic, &a.schema);
     }
     writer.close().map_err(fail)

@@ -158,11 +158,31 @@ fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
     let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
     let (session, options) = publisher_and_capture_options(per_message * 100);
     let capture = LiveCapture::start(options, Arc::new(|| {}));
-    let n = 1_000;
-    let sent = publish_engine(&session, n);
-    wait_until("every sample", Duration::from_secs(20), || {
-        capture.shared().stats().received == n && capture.shared().store().end_seq() == n
+    // One message on an advertised topic, which the cap evicts: it did publish. And a topic
+    // advertised that never publishes.
+    let config = LivePublisher::capnp(&session, "car/config", "EngineRpm").expect("publisher");
+    let _silent = LivePublisher::capnp(&session, "car/silent", "EngineRpm").expect("publisher");
+    wait_until("the capture to subscribe", Duration::from_secs(20), || {
+        config.has_subscribers()
     });
+    let mut sent = vec![engine_bytes(7)];
+    config.put(sent[0].clone()).expect("put");
+    wait_until("the config message", Duration::from_secs(20), || {
+        capture.shared().store().end_seq() == 1
+    });
+    let n = 1_000;
+    sent.extend(publish_engine(&session, n));
+    let total = n + 1;
+    wait_until(
+        "every sample and both advertisements",
+        Duration::from_secs(20),
+        || {
+            let stats = capture.shared().stats();
+            stats.received == total
+                && capture.shared().store().end_seq() == total
+                && stats.advertised.len() == 3
+        },
+    );
     let evicted = capture.shared().store().evicted();
     assert!(evicted >= 850, "evicted {evicted}");
 
@@ -172,8 +192,18 @@ fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
     assert_eq!(summary.dropped_messages, evicted);
     assert_eq!(
         summary.message_count + summary.dropped_messages,
-        n,
+        total,
         "published = saved + dropped"
+    );
+    let never: Vec<&str> = summary
+        .advertised_never_published
+        .iter()
+        .map(|a| a.topic.as_str())
+        .collect();
+    assert_eq!(
+        never,
+        ["car/silent"],
+        "car/config published, then was evicted"
     );
     let saved = read_all(&out);
     assert_eq!(
