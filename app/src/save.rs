@@ -1,7 +1,8 @@
 //! File > Save Recording: the live capture written as a bag, off the UI thread, while the
 //! capture goes on. The store is locked only for short slices, never for the whole save.
 
-use std::path::Path;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bag::live::RECORD_COMPRESSION_LEVEL;
@@ -40,7 +41,11 @@ pub fn save_capture(
         let spilled = match spill.as_mut() {
             Some(s) => {
                 s.flush()?;
-                Some((s.dir().to_path_buf(), s.written()))
+                Some(SpillCut {
+                    dir: s.dir().to_path_buf(),
+                    written: s.written(),
+                    failed: s.failed(),
+                })
             }
             None => None,
         };
@@ -57,18 +62,18 @@ pub fn save_capture(
     let topics = shared.channel_specs();
     // What the ring evicted, from the spill bag, comes first; what it could not keep is lost.
     let mut lost_before = evicted_before;
-    if let Some((spill_dir, count)) = &spilled {
-        let copied = copy_spilled(spill_dir, *count, &mut writer)?;
+    if let Some(cut) = &spilled {
+        let copied = copy_spilled(&cut.dir, &[0..cut.written], &mut writer)?;
         lost_before = evicted_before.saturating_sub(copied);
     }
     let mut channels: Vec<Option<ChannelId>> = vec![None; topics.len()];
-    let mut lost_during_save = 0u64;
+    // Ring positions evicted before this save reached them.
+    let mut overtaken: Vec<Range<u64>> = Vec::new();
     let mut failure = None;
     while cursor < end && failure.is_none() {
         let store = shared.store();
         if cursor < store.first_seq() {
-            // Evicted while we were writing earlier slices.
-            lost_during_save += store.first_seq() - cursor;
+            overtaken.push(cursor..store.first_seq().min(end));
             cursor = store.first_seq();
         }
         let slice_end = end.min(cursor + SLICE);
@@ -95,6 +100,14 @@ pub fn save_capture(
     if let Some(e) = failure {
         return Err(e);
     }
+    let overtaken_count: u64 = overtaken.iter().map(|r| r.end - r.start).sum();
+    let recovered = match &spilled {
+        Some(cut) if overtaken_count > 0 => {
+            recover_overtaken(shared, cut, start, &overtaken, &mut writer)?
+        }
+        _ => 0,
+    };
+    let lost_during_save = overtaken_count.saturating_sub(recovered);
     writer.add_dropped(lost_before + stats.transport_dropped + lost_during_save);
     // A topic the capture received counts as published even when the cap evicted all of its
     // messages; only the others are listed as never published.
@@ -104,4 +117,41 @@ pub fn save_capture(
         writer.advertise(&a.topic, &a.schema);
     }
     writer.close().map_err(fail)
+}
+
+/// The spill bag as it was at a save's cut.
+struct SpillCut {
+    dir: PathBuf,
+    written: u64,
+    failed: u64,
+}
+
+/// Copies from the spill bag the ring positions (`overtaken`, at or after `start`, the ring's
+/// first position at the cut) that the ring evicted before the save reached them; returns how
+/// many. Each eviction since the cut is one attempt to spill, in ring order, so position `p`
+/// was spilled `p - start` messages after the cut, unless a spill write failed meanwhile; then
+/// nothing is copied, and the overtaken messages count as lost.
+fn recover_overtaken(
+    shared: &LiveShared,
+    cut: &SpillCut,
+    start: u64,
+    overtaken: &[Range<u64>],
+    writer: &mut BagWriter,
+) -> Result<u64, String> {
+    {
+        let _store = shared.store();
+        let mut spill = shared.spill();
+        let Some(s) = spill.as_mut() else {
+            return Ok(0);
+        };
+        if s.failed() != cut.failed {
+            return Ok(0);
+        }
+        s.flush()?;
+    }
+    let in_spill: Vec<Range<u64>> = overtaken
+        .iter()
+        .map(|r| (r.start - start + cut.written)..(r.end - start + cut.written))
+        .collect();
+    copy_spilled(&cut.dir, &in_spill, writer)
 }

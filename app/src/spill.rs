@@ -3,6 +3,7 @@
 //! lost. The temporary bag is removed when the capture ends.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use bag::live::RECORD_COMPRESSION_LEVEL;
@@ -115,10 +116,14 @@ impl Spill {
     }
 }
 
-/// Copies the first `count` spilled messages into `out`, in the order they were spilled, and
-/// returns how many it found. Read back through [`BagReader`], like any other bag.
-pub fn copy_spilled(dir: &Path, count: u64, out: &mut BagWriter) -> Result<u64, String> {
-    if count == 0 {
+/// Copies into `out` the spilled messages whose positions in spill order (0 is the first
+/// spilled) fall in `ranges`, which are sorted and disjoint; returns how many it found. Read
+/// back through [`BagReader`], like any other bag.
+pub fn copy_spilled(dir: &Path, ranges: &[Range<u64>], out: &mut BagWriter) -> Result<u64, String> {
+    let Some(last) = ranges.last().map(|r| r.end) else {
+        return Ok(0);
+    };
+    if last == 0 {
         return Ok(0);
     }
     let reader = BagReader::open(dir).map_err(|e| format!("reading the spill bag: {e}"))?;
@@ -126,10 +131,15 @@ pub fn copy_spilled(dir: &Path, count: u64, out: &mut BagWriter) -> Result<u64, 
     let mut cursor = reader
         .messages(&ReadFilter::all())
         .map_err(|e| format!("reading the spill bag: {e}"))?;
-    let mut copied = 0;
-    while copied < count
+    let (mut position, mut copied) = (0u64, 0u64);
+    while position < last
         && let Some(m) = cursor.next_message()
     {
+        let wanted = ranges.iter().any(|r| r.contains(&position));
+        position += 1;
+        if !wanted {
+            continue;
+        }
         let unstamped = m.channel.spec.metadata.contains_key(UNSTAMPED_KEY);
         let id = *channels.entry(m.channel.id).or_insert_with(|| {
             let mut spec = m.channel.spec.clone();

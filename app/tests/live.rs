@@ -256,6 +256,45 @@ fn with_spill_to_disk_the_saved_capture_keeps_what_the_cap_evicted() {
     }
 }
 
+#[test]
+fn with_spill_to_disk_a_save_while_the_ring_turns_over_loses_nothing() {
+    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let (session, mut options) = publisher_and_capture_options(per_message * 100);
+    options.spill = true;
+    let capture = LiveCapture::start(options, Arc::new(|| {}));
+    let first = 1_000;
+    let mut sent = publish_engine(&session, first);
+    wait_until("the first messages", Duration::from_secs(20), || {
+        capture.shared().store().end_seq() == first
+    });
+    // The save starts while these stream in: copying the spilled messages first, it falls
+    // behind a ring of 100 that turns over every millisecond or so.
+    let more: Vec<Vec<u8>> = (first..first + 20_000).map(engine_bytes).collect();
+    sent.extend(more.iter().cloned());
+    let publisher = LivePublisher::capnp(&session, "car/engine", "EngineRpm").expect("publisher");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("saved");
+    let summary = std::thread::scope(|s| {
+        s.spawn(|| {
+            for bytes in &more {
+                publisher.put(bytes.clone()).expect("put");
+            }
+        });
+        while capture.shared().store().end_seq() < first + 100 {
+            std::thread::yield_now();
+        }
+        save_capture(capture.shared(), &out, &SaveProgress::default()).expect("save")
+    });
+    assert_eq!(summary.dropped_messages, 0, "nothing was truly lost");
+    let saved = read_all(&out);
+    assert_eq!(saved.len() as u64, summary.message_count);
+    assert!(saved.len() as u64 > first, "saved {}", saved.len());
+    assert!(
+        saved == sent[..saved.len()],
+        "the saved bag is the capture up to the save, without a gap"
+    );
+}
+
 fn dialog_returning(path: PathBuf) -> PickPath {
     Arc::new(move |_| Some(path.clone()))
 }
