@@ -63,7 +63,11 @@ pub fn save_capture(
     // What the ring evicted, from the spill bag, comes first; what it could not keep is lost.
     let mut lost_before = evicted_before;
     if let Some(cut) = &spilled {
-        let copied = copy_spilled(&cut.dir, &[0..cut.written], &mut writer)?;
+        let copied = copy_spilled(
+            &cut.dir,
+            std::slice::from_ref(&(0..cut.written)),
+            &mut writer,
+        )?;
         lost_before = evicted_before.saturating_sub(copied);
     }
     let mut channels: Vec<Option<ChannelId>> = vec![None; topics.len()];
