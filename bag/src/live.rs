@@ -21,7 +21,8 @@ pub mod sim;
 mod subscribe;
 
 use std::collections::BTreeMap;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::OnceLock;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 pub use publish::{LivePublisher, advertise};
 pub use record::{RecordStats, Recorder};
@@ -189,11 +190,22 @@ pub fn key_for_topic(topic: &str) -> String {
     topic.trim_matches('/').to_string()
 }
 
-/// Nanoseconds since the Unix epoch, now.
+/// Nanoseconds since the Unix epoch, now, by the wall clock.
 pub fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// A message's log time: nanoseconds since the Unix epoch, by the wall clock when the process
+/// first asked, advanced since by the monotonic clock. It never goes back, so a wall clock
+/// stepped during a recording (NTP, GNSS) neither reorders messages nor makes `bag play` wait
+/// out the step; slewing moves both clocks alike.
+pub fn log_time_ns() -> u64 {
+    static ANCHOR: OnceLock<(Instant, u64)> = OnceLock::new();
+    let (instant, wall_ns) = ANCHOR.get_or_init(|| (Instant::now(), now_ns()));
+    let since = u64::try_from(instant.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    wall_ns.saturating_add(since)
 }
 
 #[cfg(test)]
@@ -209,6 +221,21 @@ mod tests {
             zenoh_error(raw),
             "Endpoints must be of the form <protocol>/<address>: garbage"
         );
+    }
+
+    #[test]
+    fn log_times_start_at_the_wall_clock_and_never_go_back() {
+        let wall = now_ns();
+        let first = log_time_ns();
+        assert!(first.abs_diff(wall) < 1_000_000_000, "{first} vs {wall}");
+        let mut last = first;
+        for _ in 0..10_000 {
+            let t = log_time_ns();
+            assert!(t >= last);
+            last = t;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(log_time_ns() >= first + 20_000_000, "it advances with time");
     }
 
     #[test]

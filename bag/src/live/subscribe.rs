@@ -12,7 +12,7 @@ use zenoh::pubsub::Subscriber;
 use zenoh::sample::{Sample, SampleKind};
 use zenoh::{Session, Wait};
 
-use super::{ADVERTISE_PREFIX, LiveError, now_ns, parse_advertisement, zenoh_error};
+use super::{ADVERTISE_PREFIX, LiveError, log_time_ns, parse_advertisement, zenoh_error};
 use crate::DropQueue;
 
 /// Index of a topic in a [`TopicTable`].
@@ -32,7 +32,8 @@ pub struct LiveTopic {
 pub struct LiveMessage {
     /// Its topic in the subscription's [`TopicTable`].
     pub topic: TopicId,
-    /// When it arrived, ns since the epoch.
+    /// When it arrived, ns since the epoch, by [`log_time_ns`](super::log_time_ns), a clock
+    /// that never goes back.
     pub log_time_ns: u64,
     /// The sample's timestamp, ns since the epoch; `None` when the publisher sent none.
     pub publish_time_ns: Option<u64>,
@@ -215,7 +216,7 @@ impl Subscription {
                     }
                     let message = LiveMessage {
                         topic: topics.intern(sample.key_expr().as_str(), sample.encoding()),
-                        log_time_ns: now_ns(),
+                        log_time_ns: log_time_ns(),
                         publish_time_ns: sample.timestamp().map(|ts| {
                             ts.get_time()
                                 .to_system_time()
