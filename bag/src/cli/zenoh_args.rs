@@ -23,7 +23,7 @@ pub struct ZenohArgs {
     /// A zenoh configuration file (json5). --connect, --listen and --mode override it.
     #[arg(long, value_name = "FILE")]
     pub zenoh_config: Option<PathBuf>,
-    /// Find peers by UDP multicast scouting (off unless asked or set in --zenoh-config).
+    /// Find peers by UDP multicast scouting (off unless asked, here or in --zenoh-config).
     #[arg(long)]
     pub scouting: bool,
 }

@@ -1,6 +1,6 @@
 //! Opening a zenoh session from the flags every live command shares.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use zenoh::{Config, Session, Wait};
 
@@ -40,8 +40,8 @@ pub struct SessionOptions {
     pub mode: Option<Mode>,
     /// A zenoh configuration file (json5); the flags above override it.
     pub config_file: Option<PathBuf>,
-    /// Find peers by UDP multicast scouting. Off unless asked, or unless a configuration file
-    /// is given, which then decides.
+    /// Find peers by UDP multicast scouting. Off unless asked here or in the configuration
+    /// file (`scouting.multicast.enabled`).
     pub multicast_scouting: bool,
     /// Neither listen nor connect nor scout: publishers and subscribers of this process only.
     pub in_process: bool,
@@ -96,9 +96,13 @@ impl SessionOptions {
             };
             set("mode", mode.to_string())?;
         }
+        let file_decides = match &self.config_file {
+            Some(path) => sets_multicast_scouting(path)?,
+            None => false,
+        };
         if self.multicast_scouting {
             set("scouting/multicast/enabled", "true".into())?;
-        } else if self.config_file.is_none() {
+        } else if !file_decides {
             set("scouting/multicast/enabled", "false".into())?;
         }
         if self.in_process {
@@ -156,6 +160,18 @@ impl SessionOptions {
     }
 }
 
+/// True when the json5 configuration file at `path` says whether to scout by multicast.
+/// zenoh's own default is to scout; ours is not to, unless asked.
+fn sets_multicast_scouting(path: &Path) -> Result<bool, LiveError> {
+    let unreadable = |reason: String| LiveError::Config {
+        what: path.display().to_string(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    let value: serde_json::Value = json5::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+    Ok(value.pointer("/scouting/multicast/enabled").is_some())
+}
+
 fn json_strings(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
     format!("[{}]", quoted.join(","))
@@ -178,6 +194,25 @@ mod tests {
         assert_eq!(json("mode"), "\"client\"");
         assert_eq!(json("connect/endpoints"), "[\"tcp/127.0.0.1:7447\"]");
         assert_eq!(json("scouting/multicast/enabled"), "false");
+    }
+
+    #[test]
+    fn a_config_file_scouts_by_multicast_only_when_it_says_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let scouting = |file: &str, text: &str| {
+            let path = dir.path().join(file);
+            std::fs::write(&path, text).expect("write");
+            let options = SessionOptions {
+                config_file: Some(path),
+                ..SessionOptions::default()
+            };
+            let config = options.config().expect("config");
+            config.get_json("scouting/multicast/enabled").expect("key")
+        };
+        let endpoints = r#"{ connect: { endpoints: ["tcp/127.0.0.1:7447"] } }"#;
+        assert_eq!(scouting("endpoints.json5", endpoints), "false");
+        let on = "{ scouting: { multicast: { enabled: true } } } // asked";
+        assert_eq!(scouting("on.json5", on), "true");
     }
 
     #[test]
