@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use bag::live::Mode;
+
 use crate::capture::DEFAULT_CAP_BYTES;
 use crate::live::LiveOptions;
 
@@ -21,8 +23,9 @@ pub struct Args {
 /// Usage text.
 pub const USAGE: &str = "\
 usage: scope [PATH | --demo-recording] [--screenshot-to OUT.png]
-       scope --connect ENDPOINT [--key EXPR] [--capture-mb N] [--spill]
-       scope --listen ENDPOINT [--key EXPR] [--capture-mb N] [--spill]
+       scope --connect ENDPOINT [--key EXPR] [--capture-mb N] [--spill] [ZENOH]
+       scope --listen ENDPOINT [--key EXPR] [--capture-mb N] [--spill] [ZENOH]
+       scope --zenoh-config FILE | --scouting [--key EXPR] ...
 
   PATH              a bag directory, a .mcap file or a rosbag2 directory
   (nothing)         the live demo: a simulated vehicle on an in-process zenoh session
@@ -33,6 +36,10 @@ usage: scope [PATH | --demo-recording] [--screenshot-to OUT.png]
   --key EXPR        what to capture (default **, everything); repeatable
   --capture-mb N    keep at most N MiB of raw messages, evicting the oldest (default 1024)
   --spill           keep what is evicted in a temporary bag on disk, for File > Save Recording
+  --mode M          ZENOH: join as a peer (default) or a client (through a router)
+  --zenoh-config F  ZENOH: a zenoh configuration file (json5); the flags above override it
+  --scouting        ZENOH: find peers by UDP multicast scouting (off unless asked, here or
+                    in the configuration file)
   --screenshot-to F render one frame once loaded, write it to F (PNG) and exit";
 
 /// Parses the arguments after the program name.
@@ -41,6 +48,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let (mut connect, mut listen, mut keys) = (Vec::new(), Vec::new(), Vec::new());
     let mut cap_bytes = DEFAULT_CAP_BYTES;
     let mut spill = false;
+    let (mut mode, mut config_file, mut scouting) = (None, None, false);
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let mut value = |what: &str| {
@@ -61,6 +69,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
                 cap_bytes = mib.saturating_mul(1 << 20);
             }
             "--spill" => spill = true,
+            "--mode" => mode = Some(value("peer or client")?.parse::<Mode>()?),
+            "--zenoh-config" => config_file = Some(PathBuf::from(value("a file name")?)),
+            "--scouting" => scouting = true,
             "--demo-recording" => out.demo_recording = true,
             "-h" | "--help" => return Err(USAGE.to_owned()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
@@ -77,7 +88,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
             "open a recording or the demo recording, not both\n{USAGE}"
         ));
     }
-    if !connect.is_empty() || !listen.is_empty() {
+    if !connect.is_empty() || !listen.is_empty() || config_file.is_some() || scouting {
         if out.path.is_some() || out.demo_recording {
             return Err(format!(
                 "open a recording or capture live data, not both\n{USAGE}"
@@ -86,15 +97,19 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         let mut options = LiveOptions::connect("", "**");
         options.session.connect = connect;
         options.session.listen = listen;
+        options.session.mode = mode;
+        options.session.config_file = config_file;
+        options.session.multicast_scouting = scouting;
         if !keys.is_empty() {
             options.key_exprs = keys;
         }
         options.cap_bytes = cap_bytes;
         options.spill = spill;
         out.live = Some(options);
-    } else if !keys.is_empty() || spill {
+    } else if !keys.is_empty() || spill || mode.is_some() {
         return Err(format!(
-            "--key and --spill need --connect or --listen\n{USAGE}"
+            "--key, --spill and --mode need --connect, --listen, --zenoh-config or \
+             --scouting\n{USAGE}"
         ));
     }
     Ok(out)
@@ -141,5 +156,24 @@ mod tests {
             "both"
         );
         assert!(args(&["--connect", "e", "--capture-mb", "0"]).is_err());
+    }
+
+    #[test]
+    fn parses_the_zenoh_flags_bag_takes() {
+        let a = args(&[
+            "--zenoh-config",
+            "z.json5",
+            "--mode",
+            "client",
+            "--scouting",
+        ])
+        .expect("parses");
+        let session = a.live.expect("live").session;
+        assert_eq!(session.config_file, Some(PathBuf::from("z.json5")));
+        assert_eq!(session.mode, Some(Mode::Client));
+        assert!(session.multicast_scouting);
+        let err = args(&["--connect", "e", "--mode", "router"]).expect_err("bad mode");
+        assert!(err.contains("router"), "{err}");
+        assert!(args(&["--mode", "client"]).is_err(), "--mode alone");
     }
 }
