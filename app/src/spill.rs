@@ -40,6 +40,7 @@ impl Spill {
     pub fn create() -> Result<Self, String> {
         let root = std::env::temp_dir().join("redline-scope-spill");
         std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
+        remove_orphans(&root);
         let stamp = bag::live::now_ns();
         let dir = root.join(format!("capture-{}-{stamp}", std::process::id()));
         let writer = BagWriter::create(
@@ -154,9 +155,63 @@ pub fn copy_spilled(dir: &Path, ranges: &[Range<u64>], out: &mut BagWriter) -> R
     Ok(copied)
 }
 
+/// Removes the spill bags under `root` left by processes that are gone: an app that quits
+/// mid-capture exits before its worker removes its bag. Only on Linux, where `/proc` tells
+/// whether a process id is running; elsewhere they stay until the temp directory is cleaned.
+fn remove_orphans(root: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("capture-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && !Path::new("/proc").join(pid.to_string()).exists()
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 impl Drop for Spill {
     fn drop(&mut self) {
         drop(self.writer.take());
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spill_bags_of_processes_that_are_gone_are_removed() {
+        if !Path::new("/proc/self").exists() {
+            eprintln!("skipped: no /proc on this system, orphans are not removed");
+            return;
+        }
+        let root = tempfile::tempdir().expect("tempdir");
+        // Above Linux's highest process id (2^22).
+        let gone = root.path().join("capture-99999999-1");
+        let ours = root
+            .path()
+            .join(format!("capture-{}-1", std::process::id()));
+        let other = root.path().join("notes");
+        for dir in [&gone, &ours, &other] {
+            std::fs::create_dir_all(dir.join("bag")).expect("mkdir");
+        }
+        remove_orphans(root.path());
+        assert!(!gone.exists(), "an orphan stayed");
+        assert!(
+            ours.exists() && other.exists(),
+            "removed a live or foreign directory"
+        );
     }
 }
