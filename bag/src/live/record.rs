@@ -141,9 +141,7 @@ impl Recorder {
     /// the open chunk closes and the index is rewritten, so that a recorder killed later still
     /// leaves a bag that names the topics advertised but never published.
     pub fn advertise(&mut self, advertised: &[Advertised]) -> Result<(), LiveError> {
-        for a in advertised {
-            self.writer.advertise(&a.topic, &a.schema);
-        }
+        self.note_advertised(advertised);
         if self.writer.advertised_count() > self.advertised {
             self.advertised = self.writer.advertised_count();
             self.writer.flush()?;
@@ -154,9 +152,13 @@ impl Recorder {
     /// Lists the advertised topics and closes the bag; the index names those that never
     /// published.
     pub fn finish(mut self, advertised: &[Advertised]) -> Result<BagSummary, LiveError> {
+        self.note_advertised(advertised);
+        Ok(self.writer.close()?)
+    }
+
+    fn note_advertised(&mut self, advertised: &[Advertised]) {
         for a in advertised {
             self.writer.advertise(&a.topic, &a.schema);
         }
-        Ok(self.writer.close()?)
     }
 }
