@@ -448,7 +448,7 @@ fn run(
                 });
             let links = if links_checked.elapsed() >= Duration::from_secs(1) {
                 links_checked = Instant::now();
-                Some(count_links(&session))
+                Some(bag::live::link_count(&session))
             } else {
                 None
             };
@@ -482,15 +482,8 @@ fn run(
     if let Some(s) = simulator {
         let _ = s.stop();
     }
-    use zenoh::Wait;
-    let _ = session.close().wait();
+    bag::live::close(session).ok();
     Ok(())
-}
-
-fn count_links(session: &bag::live::Session) -> usize {
-    use zenoh::Wait;
-    let info = session.info();
-    info.peers_zid().wait().count() + info.routers_zid().wait().count()
 }
 
 fn decode_into(t: &mut TopicState, m: &LiveMessage, row: &mut Row) {

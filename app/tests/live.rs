@@ -33,7 +33,7 @@ fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
 }
 
 /// A publisher session listening on loopback, and capture options that connect to it.
-fn publisher_and_capture_options(cap_bytes: usize) -> (zenoh::Session, LiveOptions) {
+fn publisher_and_capture_options(cap_bytes: usize) -> (bag::live::Session, LiveOptions) {
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
     let session = SessionOptions::listening(&endpoint)
         .open()
@@ -48,7 +48,7 @@ fn engine_bytes(seq: u64) -> Vec<u8> {
 }
 
 /// Publishes `n` EngineRpm messages once the capture is subscribed; returns their bytes.
-fn publish_engine(session: &zenoh::Session, n: u64) -> Vec<Vec<u8>> {
+fn publish_engine(session: &bag::live::Session, n: u64) -> Vec<Vec<u8>> {
     let publisher = LivePublisher::capnp(session, "car/engine", "EngineRpm").expect("publisher");
     wait_until("the capture to subscribe", Duration::from_secs(20), || {
         publisher.has_subscribers()

@@ -160,6 +160,20 @@ impl SessionOptions {
     }
 }
 
+/// How many peers and routers the session is linked to now.
+pub fn link_count(session: &Session) -> usize {
+    let info = session.info();
+    info.peers_zid().wait().count() + info.routers_zid().wait().count()
+}
+
+/// Closes the session, waiting for zenoh to let go of its links.
+pub fn close(session: Session) -> Result<(), LiveError> {
+    session.close().wait().map_err(|e| LiveError::Declare {
+        what: "close of the session".into(),
+        reason: zenoh_error(&e),
+    })
+}
+
 /// True when the json5 configuration file at `path` says whether to scout by multicast.
 /// zenoh's own default is to scout; ours is not to, unless asked.
 fn sets_multicast_scouting(path: &Path) -> Result<bool, LiveError> {
