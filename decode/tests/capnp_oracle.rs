@@ -1,10 +1,9 @@
 //! Cap'n Proto decoding from the recording's own schema, checked against the Cap'n Proto
 //! project's test messages (`../shared/oracles/capnproto`).
 
-#[path = "support/capnp_text.rs"]
-mod capnp_text;
-#[path = "support/oracles.rs"]
-mod oracles;
+mod common;
+use common::tree_check::leaves_match_tree;
+use common::{capnp_text, oracles};
 
 use std::path::Path;
 
@@ -26,28 +25,6 @@ fn plan(name: &str) -> Plan {
 
 fn read(dir: &Path, name: &str) -> Vec<u8> {
     std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// Every numeric leaf in the row equals the same path in the tree.
-fn leaves_match_tree(plan: &Plan, row: &Row, tree: &Value) -> usize {
-    let mut checked = 0;
-    for (slot, got) in row.present() {
-        let path = &plan.leaves()[slot].path;
-        let want = tree
-            .at(path)
-            .unwrap_or_else(|| panic!("{path} not in tree"));
-        let same = match (got, want) {
-            (Scalar::Int(a), Value::Int(b)) => a == *b,
-            (Scalar::UInt(a), Value::UInt(b)) => a == *b,
-            (Scalar::UInt(a), Value::Bool(b)) => a == u64::from(*b),
-            (Scalar::UInt(a), Value::Enum { value, .. }) => a == u64::from(*value),
-            (Scalar::Float(a), Value::Float(b)) => a == *b || (a.is_nan() && b.is_nan()),
-            _ => false,
-        };
-        assert!(same, "{path}: row {got:?} vs tree {want:?}");
-        checked += 1;
-    }
-    checked
 }
 
 #[test]

@@ -2,10 +2,8 @@
 //! the schema the recording carries. The mcap crate reads the files here; the decode crate
 //! itself does no file I/O.
 
-#[path = "support/oracles.rs"]
-mod oracles;
-#[path = "support/tree_check.rs"]
-mod tree_check;
+mod common;
+use common::{oracles, tree_check};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,8 @@
 //! ROS 2 CDR decoding checked against foxglove/rosmsg2-serialization's test vectors
 //! (`../shared/oracles/foxglove-rosmsg2-serialization/vectors.json`).
 
-#[path = "support/oracles.rs"]
-mod oracles;
-#[path = "support/tree_check.rs"]
-mod tree_check;
+mod common;
+use common::{oracles, tree_check};
 
 use decode::{Row, SchemaSource, Value, compile};
 use serde_json::Value as Json;
