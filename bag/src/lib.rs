@@ -37,6 +37,7 @@ mod chunk_cursor;
 pub mod drop_queue;
 pub mod error;
 pub mod export;
+mod layout;
 #[cfg(feature = "live")]
 pub mod live;
 pub mod metadata;

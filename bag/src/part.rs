@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
@@ -460,42 +460,4 @@ pub(crate) fn read_summary(file: &mut File, size: u64) -> Option<mcap::Summary> 
     let mut parts = SummaryParts::default();
     parts.add(&section)?;
     Some(parts.finish())
-}
-
-/// Orders part file names by their numeric suffix (`b_2` before `b_10`), then by name.
-pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
-    let stem = name.strip_suffix(".mcap").unwrap_or(name);
-    match stem.rsplit_once('_') {
-        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (
-            base.to_string(),
-            n.parse().unwrap_or(u64::MAX),
-            name.to_string(),
-        ),
-        _ => (stem.to_string(), 0, name.to_string()),
-    }
-}
-
-/// The `*.mcap` files in `dir`, in part order.
-pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
-    let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".mcap"))
-        .collect();
-    names.sort_by_key(|n| part_sort_key(n));
-    Ok(names)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parts_sort_numerically() {
-        let mut names = vec!["b_10.mcap", "b_2.mcap", "b_0.mcap", "a.mcap"];
-        names.sort_by_key(|n| part_sort_key(n));
-        assert_eq!(names, ["a.mcap", "b_0.mcap", "b_2.mcap", "b_10.mcap"]);
-    }
 }

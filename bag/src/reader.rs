@@ -12,7 +12,8 @@ use crate::channel::ChannelSpec;
 use crate::chunk_cursor::ChunkCursor;
 use crate::error::{BagError, Result};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
-use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts, read_summary};
+use crate::layout::discover_parts;
+use crate::part::{PartAccess, PartInfo, PartStatus, read_summary};
 use crate::scan::{FileOrderScanner, ScanItem};
 use std::sync::Arc;
 

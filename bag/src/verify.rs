@@ -29,6 +29,9 @@ mod report;
 
 use std::path::{Path, PathBuf};
 
+// The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
+use crate::layout::part_sort_key;
+
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
 /// Verification could not run at all (as opposed to finding damage, which is a [`Finding`]).
@@ -138,7 +141,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             parts.push(part_path);
         }
     }
-    parts.sort_by_cached_key(|p| part_sort_key(p));
+    parts.sort_by_cached_key(|p| part_sort_key(&part_name(p)));
     if parts.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
@@ -177,18 +180,6 @@ fn part_name(path: &Path) -> String {
         .into_owned()
 }
 
-/// `NAME_10.mcap` sorts after `NAME_9.mcap`: by stem without the trailing index, then the index.
-fn part_sort_key(path: &Path) -> (String, u64, String) {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    let (prefix, index) = stem.split_at(stem.len() - digits);
-    let index = index.parse().unwrap_or(u64::MAX);
-    (prefix.to_owned(), index, stem)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,7 +190,7 @@ mod tests {
             .iter()
             .map(PathBuf::from)
             .collect();
-        names.sort_by_cached_key(|p| part_sort_key(p));
+        names.sort_by_cached_key(|p| part_sort_key(&part_name(p)));
         let names: Vec<String> = names.iter().map(|p| part_name(p)).collect();
         assert_eq!(names, ["r_0.mcap", "r_1.mcap", "r_2.mcap", "r_10.mcap"]);
     }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
+use crate::layout::part_file_name;
 use crate::metadata::{
     Advertised, BagfileInformation, FileInformation, METADATA_VERSION, Metadata, PartRecord,
     PartState, RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount,
@@ -422,7 +423,7 @@ impl BagWriter {
 
     fn open_part(&mut self) -> Result<()> {
         let index = self.finished_parts.len();
-        let file_name = format!("{}_{index}.mcap", self.name);
+        let file_name = part_file_name(&self.name, index);
         let path = self.dir.join(&file_name);
         let file = fs::OpenOptions::new()
             .write(true)
