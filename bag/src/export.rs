@@ -6,7 +6,8 @@ use std::path::Path;
 use crate::error::Result;
 use crate::metadata::SourceRecord;
 use crate::reader::{BagReader, ReadFilter};
-use crate::writer::{BagSummary, BagWriter, Compression, WriteOptions};
+use crate::format::Compression;
+use crate::writer::{BagSummary, BagWriter, WriteOptions};
 
 /// What to export.
 #[derive(Debug, Clone, Default)]

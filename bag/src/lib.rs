@@ -37,6 +37,7 @@ mod chunk_cursor;
 pub mod drop_queue;
 pub mod error;
 pub mod export;
+pub mod format;
 mod layout;
 #[cfg(feature = "live")]
 pub mod live;
@@ -61,4 +62,5 @@ pub use reader::{
     RecordingKind,
 };
 pub use scan::Damage;
-pub use writer::{BagSummary, BagWriter, ChannelId, Compression, WriteOptions};
+pub use format::Compression;
+pub use writer::{BagSummary, BagWriter, ChannelId, WriteOptions};

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use crate::error::{BagError, Result};
 use crate::metadata::{Metadata, PartRecord, PartState, RedlineSection, sync_dir};
 use crate::part::{PartInfo, PartStatus};
-use crate::part_writer::{MessageHeader, PartWriter};
+use crate::format::{Compression, MessageHeader};
+use crate::part_writer::PartWriter;
 use crate::reader::{BagReader, IndexState};
 use crate::scan::{Definitions, FileOrderScanner, ScanItem};
-use crate::writer::{Compression, bagfile_information};
+use crate::writer::bagfile_information;
 
 /// What [`reindex`] did.
 #[derive(Debug, Clone, Default)]

@@ -18,19 +18,7 @@ pub const MCAP_MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 /// Refuse chunks that claim to decompress beyond this (a corrupted length must not allocate).
 const MAX_CHUNK_UNCOMPRESSED: u64 = crate::reader::MAX_RECORD_BYTES as u64;
 
-pub(crate) mod op {
-    pub const HEADER: u8 = 0x01;
-    pub const FOOTER: u8 = 0x02;
-    pub const SCHEMA: u8 = 0x03;
-    pub const CHANNEL: u8 = 0x04;
-    pub const MESSAGE: u8 = 0x05;
-    pub const CHUNK: u8 = 0x06;
-    pub const MESSAGE_INDEX: u8 = 0x07;
-    pub const CHUNK_INDEX: u8 = 0x08;
-    pub const STATISTICS: u8 = 0x0B;
-    pub const SUMMARY_OFFSET: u8 = 0x0E;
-    pub const DATA_END: u8 = 0x0F;
-}
+pub(crate) use crate::format::op;
 
 /// Where and why a file-order read stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,43 +20,9 @@ use crate::metadata::{
     Advertised, BagfileInformation, FileInformation, METADATA_VERSION, Metadata, PartRecord,
     PartState, RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount,
 };
-use crate::part_writer::{MessageHeader, PartWriter};
+use crate::format::{Compression, MessageHeader};
+use crate::part_writer::PartWriter;
 use crate::write_behind::WriteBehind;
-
-/// Chunk compression.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Compression {
-    /// zstd (the default): about a quarter of the raw size for typical telemetry.
-    #[default]
-    Zstd,
-    /// lz4: faster, larger.
-    Lz4,
-    /// No compression.
-    None,
-}
-
-impl Compression {
-    /// The name MCAP records use (`zstd`, `lz4`, or empty).
-    pub fn mcap_name(self) -> &'static str {
-        match self {
-            Compression::Zstd => "zstd",
-            Compression::Lz4 => "lz4",
-            Compression::None => "",
-        }
-    }
-}
-
-impl std::str::FromStr for Compression {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "zstd" => Ok(Compression::Zstd),
-            "lz4" => Ok(Compression::Lz4),
-            "none" | "" => Ok(Compression::None),
-            other => Err(format!("unknown compression {other:?} (zstd, lz4 or none)")),
-        }
-    }
-}
 
 /// Options for [`BagWriter`], built like mcap's `WriteOptions`.
 #[derive(Debug, Clone)]
