@@ -33,6 +33,7 @@ pub use decompress::{ChunkDecompressor, MAX_EXPANSION_RATIO, decompress_prefix};
 pub use error::FormatError;
 pub use guard::parse_record;
 pub use message::{MESSAGE_HEADER_LEN, MESSAGE_RECORD_OVERHEAD, MessageHeader};
+pub(crate) use record::record_at;
 pub use record::{RECORD_PREFIX_LEN, Record, RecordPrefix, Records};
 pub use summary::{FOOTER_TAIL_LEN, Footer, SummaryBuilder, SummaryOffset};
 

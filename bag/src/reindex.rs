@@ -169,14 +169,12 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
                 channels.insert(id, new_id);
             }
             ScanItem::Message(m) => {
-                let Some(channel_id) = channels.get(&m.channel_id) else {
+                let Some(&channel_id) = channels.get(&m.header.channel_id) else {
                     continue;
                 };
                 let header = MessageHeader {
-                    channel_id: *channel_id,
-                    sequence: m.sequence,
-                    log_time: m.log_time,
-                    publish_time: m.publish_time,
+                    channel_id,
+                    ..m.header
                 };
                 writer.write_message(&header, m.data).map_err(written)?;
                 kept += 1;
@@ -198,16 +196,12 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         || check.message_count != kept
         || kept != part.message_count
     {
-        let _ = fs::remove_file(&tmp);
-        return Err(BagError::Damaged {
+        fs::remove_file(&tmp).ok();
+        return Err(BagError::RepairFailed {
             path: part.path.clone(),
-            offset: 0,
-            what: format!(
-                "rewritten part did not check out ({} of {} messages, {})",
-                check.message_count,
-                part.message_count,
-                check.status.label()
-            ),
+            found: check.message_count,
+            expected: part.message_count,
+            status: check.status.label(),
         });
     }
     let backup = part.path.with_extension("mcap.torn");
