@@ -8,12 +8,12 @@ use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 
 use crate::error::{BagError, Result};
+use crate::filter::ReadFilter;
 use crate::format::{
     ChunkDecompressor, FormatError, MAX_RECORD_BYTES, MESSAGE_HEADER_LEN, MessageHeader,
     RECORD_PREFIX_LEN, Records, op,
 };
 use crate::part::PartInfo;
-use crate::reader::ReadFilter;
 
 /// One message of the loaded chunk.
 #[derive(Clone)]

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::metadata::SourceRecord;
-use crate::reader::{BagReader, ReadFilter};
+use crate::filter::ReadFilter;
+use crate::reader::BagReader;
 use crate::format::Compression;
 use crate::writer::{BagSummary, BagWriter, WriteOptions};
 

@@ -37,10 +37,12 @@ mod chunk_cursor;
 pub mod drop_queue;
 pub mod error;
 pub mod export;
+pub mod filter;
 pub mod format;
 mod layout;
 #[cfg(feature = "live")]
 pub mod live;
+pub mod message;
 pub mod metadata;
 pub mod part;
 mod part_writer;
@@ -51,15 +53,14 @@ pub mod verify;
 mod write_behind;
 pub mod writer;
 
-pub use channel::{ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
+pub use channel::{ChannelInfo, ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
 pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};
+pub use filter::ReadFilter;
+pub use format::{Compression, FormatError};
+pub use message::{Message, MessageRef, ReadIssue};
 pub use metadata::{Metadata, PartState};
 pub use part::{PartInfo, PartStatus};
-pub use reader::{
-    BagReader, ChannelInfo, IndexState, Message, MessageCursor, MessageRef, ReadFilter, ReadIssue,
-    RecordingKind,
-};
+pub use reader::{BagReader, IndexState, MessageCursor, RecordingKind};
 pub use scan::Damage;
-pub use format::Compression;
 pub use writer::{BagSummary, BagWriter, ChannelId, WriteOptions};

@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions};
 
-use crate::channel::ChannelSpec;
+use crate::channel::{ChannelInfo, ChannelSpec};
 use crate::chunk_cursor::ChunkCursor;
 use crate::error::{BagError, Result};
+use crate::filter::ReadFilter;
 use crate::format::{FormatError, MAX_RECORD_BYTES};
+use crate::message::{Message, MessageRef, ReadIssue};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
 use crate::layout::discover_parts;
 use crate::part::{PartAccess, PartInfo, PartStatus, read_summary};
@@ -31,17 +33,6 @@ pub enum RecordingKind {
     McapFile,
 }
 
-/// A channel of the recording, unified across parts by content.
-#[derive(Debug, Clone)]
-pub struct ChannelInfo {
-    /// Index in [`BagReader::channels`].
-    pub id: usize,
-    /// Topic, encodings, schema and metadata.
-    pub spec: ChannelSpec,
-    /// Messages on this channel in all readable parts.
-    pub message_count: u64,
-}
-
 /// The state of the recording's index file.
 #[derive(Debug, Clone)]
 pub enum IndexState {
@@ -51,107 +42,6 @@ pub enum IndexState {
     Absent,
     /// It exists but could not be parsed; parts were discovered on disk instead.
     Unreadable(String),
-}
-
-/// Which messages to read.
-#[derive(Debug, Clone, Default)]
-pub struct ReadFilter {
-    /// Only these topics (`None`: all).
-    pub topics: Option<BTreeSet<String>>,
-    /// Only log times at or after this.
-    pub start_ns: Option<u64>,
-    /// Only log times before this.
-    pub end_ns: Option<u64>,
-}
-
-impl ReadFilter {
-    /// Every message.
-    pub fn all() -> Self {
-        Self::default()
-    }
-
-    /// Only these topics.
-    pub fn topics<I: IntoIterator<Item = S>, S: Into<String>>(mut self, topics: I) -> Self {
-        self.topics = Some(topics.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// Log times at or after `start_ns`.
-    pub fn start_ns(mut self, start_ns: u64) -> Self {
-        self.start_ns = Some(start_ns);
-        self
-    }
-
-    /// Log times before `end_ns`.
-    pub fn end_ns(mut self, end_ns: u64) -> Self {
-        self.end_ns = Some(end_ns);
-        self
-    }
-
-    pub(crate) fn includes_time(&self, t: u64) -> bool {
-        self.start_ns.is_none_or(|s| t >= s) && self.end_ns.is_none_or(|e| t < e)
-    }
-}
-
-/// A message borrowed from the reader.
-#[derive(Debug, Clone, Copy)]
-pub struct MessageRef<'a> {
-    /// The channel it was published on.
-    pub channel: &'a ChannelInfo,
-    /// `Message.sequence`.
-    pub sequence: u32,
-    /// When the recorder received it, ns since the epoch.
-    pub log_time_ns: u64,
-    /// When the publisher stamped it (log time if it came unstamped).
-    pub publish_time_ns: u64,
-    /// The payload, byte for byte.
-    pub data: &'a [u8],
-    /// Index of the part it came from in [`BagReader::parts`].
-    pub part: usize,
-}
-
-/// An owned message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    /// Index in [`BagReader::channels`].
-    pub channel: usize,
-    /// `Message.sequence`.
-    pub sequence: u32,
-    /// Log time, ns.
-    pub log_time_ns: u64,
-    /// Publish time, ns.
-    pub publish_time_ns: u64,
-    /// The payload.
-    pub data: Vec<u8>,
-}
-
-impl MessageRef<'_> {
-    /// Copies the message out of the reader.
-    pub fn to_owned(&self) -> Message {
-        Message {
-            channel: self.channel.id,
-            sequence: self.sequence,
-            log_time_ns: self.log_time_ns,
-            publish_time_ns: self.publish_time_ns,
-            data: self.data.to_vec(),
-        }
-    }
-}
-
-/// A problem met while reading messages: a part stops early; the rest still reads.
-#[derive(Debug, Clone)]
-pub struct ReadIssue {
-    /// The part's name.
-    pub part: String,
-    /// What happened, with its causes (shared, so that issues can be cloned).
-    pub error: Arc<BagError>,
-}
-
-impl std::fmt::Display for ReadIssue {
-    /// The error and its causes; the error names the part's path.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.error.detail())
-    }
 }
 
 /// An opened recording.
