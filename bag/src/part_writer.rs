@@ -8,6 +8,10 @@
 //! buffer. Reading stays with the mcap crate, which reads these files back in the tests, and
 //! `bag verify` checks them with its own parser.
 //!
+//! Records are laid out by the format layer (`crate::format`: message and chunk headers, summary
+//! offsets, footer, field encoding), the same one the reader parses with; what is left here is
+//! what to write when: chunking, compression choices, indexes and statistics.
+//!
 //! Schema and channel records go at the top level, outside chunks, as soon as they are added,
 //! so they reach the file before any message that uses them: a part cut short keeps every
 //! closed chunk readable.

@@ -8,6 +8,12 @@
 //! file makes about itself: framing, CRCs, chunk contents, message and chunk indexes, statistics,
 //! summary offsets, and that the summary only repeats what the data section holds.
 //!
+//! For the same reason it does not use the library's own format layer ([`crate::format`]), which
+//! the reader and the writer share: its record framing, headers and chunk decompression are
+//! written a second time here, on purpose, so that a mistake in one is caught by the other. The
+//! only thing it takes from the rest of the crate is bag layout, not MCAP: the order of parts in
+//! a directory and the `metadata.yaml` it checks against them.
+//!
 //! Parsing is sans-io over `&[u8]` (`verify_bytes`); the file entry points read the part into
 //! memory first. Damage is reported as [`Finding`]s, never as a panic or an `Err`: a file that is
 //! not MCAP at all is one finding. [`VerifyError`] only means verification could not run.

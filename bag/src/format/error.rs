@@ -3,8 +3,6 @@
 //! The format layer knows no paths and no file offsets; the layers above add them (see
 //! `BagError::Damaged`), keeping this error as the cause.
 
-use super::MESSAGE_HEADER_LEN;
-
 /// What is wrong with the bytes of an MCAP part.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
@@ -73,7 +71,7 @@ pub enum FormatError {
         source: Box<mcap::McapError>,
     },
     /// A message record too short for its header.
-    #[error("message record of {len} bytes is shorter than its {MESSAGE_HEADER_LEN}-byte header")]
+    #[error("message record of {len} bytes is shorter than its header")]
     ShortMessage {
         /// The body's length.
         len: usize,
