@@ -11,7 +11,7 @@ use crate::error::{BagError, Result};
 use crate::filter::ReadFilter;
 use crate::format::{
     ChunkDecompressor, FormatError, MAX_RECORD_BYTES, MESSAGE_HEADER_LEN, MessageHeader,
-    RECORD_PREFIX_LEN, Records, op,
+    RECORD_PREFIX_LEN, RecordPrefix, Records, op,
 };
 use crate::part::PartInfo;
 
@@ -148,15 +148,22 @@ impl ChunkCursor {
             .seek(SeekFrom::Start(span.offset))
             .and_then(|_| self.file.read_exact(&mut self.record))
             .map_err(|e| BagError::io("reading", &part.path, e))?;
-        let opcode = self.record.first().copied().unwrap_or_default();
-        if opcode != op::CHUNK {
-            return Err(damaged(FormatError::NotAChunk { opcode }));
+        // The index said how long the chunk is; its own prefix must agree that it fits.
+        let prefix = RecordPrefix::read(&self.record).ok_or(FormatError::TruncatedPrefix {
+            available: span.length,
+        });
+        let prefix = prefix.map_err(damaged)?;
+        if prefix.opcode != op::CHUNK {
+            return Err(damaged(FormatError::NotAChunk {
+                opcode: prefix.opcode,
+            }));
         }
+        let after = self.record.get(RECORD_PREFIX_LEN..).unwrap_or_default();
+        let body_len = prefix
+            .body_len_within(after.len() as u64)
+            .map_err(damaged)?;
         self.decoder
-            .decode_chunk(
-                self.record.get(RECORD_PREFIX_LEN..).unwrap_or_default(),
-                &mut self.buf,
-            )
+            .decode_chunk(after.get(..body_len).unwrap_or_default(), &mut self.buf)
             .map_err(damaged)
     }
 

@@ -562,6 +562,6 @@ impl Drop for BagWriter {
     fn drop(&mut self) {
         // A writer dropped without `close()` (an early return, a panic elsewhere) still leaves a
         // complete bag; errors here have nobody to go to.
-        let _ = self.finish();
+        self.finish().ok();
     }
 }
