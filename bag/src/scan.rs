@@ -126,15 +126,15 @@ impl FileOrderScanner {
             finished: false,
             damage: None,
         };
-        let mut magic = [0u8; 8];
-        if file_len < 8 {
+        let mut magic = [0u8; MAGIC.len()];
+        if file_len < MAGIC.len() as u64 {
             scanner.stop(0, FormatError::ShorterThanMagic { len: file_len }.detail());
         } else if let Err(e) = scanner.input.read_exact(&mut magic) {
             return Err(BagError::io("reading", path, e));
         } else if &magic != MAGIC {
             scanner.stop(0, FormatError::BadMagic.detail());
         } else {
-            scanner.offset = 8;
+            scanner.offset = MAGIC.len() as u64;
         }
         Ok(scanner)
     }
@@ -186,7 +186,6 @@ impl FileOrderScanner {
                 self.stop(record_start, FormatError::NoFooter.detail());
                 return Ok(None);
             }
-            let mut head = [0u8; RECORD_PREFIX_LEN];
             if remaining < RECORD_PREFIX_LEN as u64 {
                 let error = FormatError::TruncatedPrefix {
                     available: remaining,
@@ -194,6 +193,7 @@ impl FileOrderScanner {
                 self.stop(record_start, error.detail());
                 return Ok(None);
             }
+            let mut head = [0u8; RECORD_PREFIX_LEN];
             self.input
                 .read_exact(&mut head)
                 .map_err(|e| BagError::io("reading", &self.path, e))?;
