@@ -74,9 +74,7 @@ pub enum BagError {
         path: PathBuf,
     },
     /// A torn part was rewritten, but the rewrite did not read back whole, so it was not used.
-    #[error(
-        "the rewrite of {path:?} did not check out ({found} of {expected} messages, {status})"
-    )]
+    #[error("the rewrite of {path:?} did not check out ({found} of {expected} messages, {status})")]
     RepairFailed {
         /// The torn part.
         path: PathBuf,

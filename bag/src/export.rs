@@ -4,10 +4,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use crate::error::Result;
-use crate::metadata::SourceRecord;
 use crate::filter::ReadFilter;
-use crate::reader::BagReader;
 use crate::format::Compression;
+use crate::metadata::SourceRecord;
+use crate::reader::BagReader;
 use crate::writer::{BagSummary, BagWriter, WriteOptions};
 
 /// What to export.

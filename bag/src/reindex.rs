@@ -6,11 +6,11 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use crate::error::{BagError, Result};
+use crate::format::{Compression, MessageHeader};
 use crate::metadata::{
     BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, TopicCounts, sync_dir,
 };
 use crate::part::{PartInfo, PartStatus};
-use crate::format::{Compression, MessageHeader};
 use crate::part_writer::PartWriter;
 use crate::reader::{BagReader, IndexState};
 use crate::scan::{Definitions, FileOrderScanner, ScanItem};

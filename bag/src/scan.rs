@@ -267,9 +267,9 @@ impl FileOrderScanner {
         let at = self.chunk_offset;
         let body = self.chunk.get(range.clone()).unwrap_or_default();
         match parse_item(opcode, body) {
-            Ok(parsed) => Ok(Some(parsed.with_data(
-                self.chunk.get(range).unwrap_or_default(),
-            ))),
+            Ok(parsed) => Ok(Some(
+                parsed.with_data(self.chunk.get(range).unwrap_or_default()),
+            )),
             Err(error) => {
                 self.stop(at, format!("inside chunk: {}", error.detail()));
                 Ok(None)

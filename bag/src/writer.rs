@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
+use crate::format::{Compression, MessageHeader};
 use crate::layout::part_file_name;
 use crate::metadata::{
     Advertised, BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, SourceRecord,
     TopicCounts,
 };
-use crate::format::{Compression, MessageHeader};
 use crate::part_writer::PartWriter;
 use crate::write_behind::WriteBehind;
 
@@ -64,7 +64,7 @@ impl WriteOptions {
 
     /// Compression level: 0 is the compressor's default (zstd 3); zstd goes from -7, the
     /// fastest, to 19, the smallest; live recording uses
-    /// [`RECORD_COMPRESSION_LEVEL`](crate::live::RECORD_COMPRESSION_LEVEL). lz4 ignores it.
+    /// `live::RECORD_COMPRESSION_LEVEL` (feature `live`). lz4 ignores it.
     pub fn compression_level(mut self, level: i32) -> Self {
         self.compression_level = level;
         self

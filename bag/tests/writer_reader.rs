@@ -269,7 +269,10 @@ fn seeking_skips_earlier_chunks_without_decompressing_them() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(issue.to_string().contains("malformed zstd frames"), "{issue}");
+    assert!(
+        issue.to_string().contains("malformed zstd frames"),
+        "{issue}"
+    );
 }
 
 #[test]

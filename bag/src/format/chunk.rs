@@ -122,7 +122,10 @@ mod tests {
             panic!("one whole record");
         };
         assert_eq!(framed.opcode, op::CHUNK);
-        assert_eq!(ChunkHeader::parse(framed.body).ok(), Some((header, &b"xyz"[..])));
+        assert_eq!(
+            ChunkHeader::parse(framed.body).ok(),
+            Some((header, &b"xyz"[..]))
+        );
 
         let cut = framed.body.get(..framed.body.len() - 1).unwrap_or_default();
         assert!(matches!(
@@ -132,7 +135,10 @@ mod tests {
                 held: 2
             })
         ));
-        assert_eq!(ChunkHeader::parse_prefix(cut).ok(), Some((header, &b"xy"[..])));
+        assert_eq!(
+            ChunkHeader::parse_prefix(cut).ok(),
+            Some((header, &b"xy"[..]))
+        );
         let header_cut = framed.body.get(..30).unwrap_or_default();
         assert!(matches!(
             ChunkHeader::parse_prefix(header_cut),

@@ -86,30 +86,34 @@ impl ChunkDecompressor {
                 }
                 let zstd = match &mut self.zstd {
                     Some(zstd) => zstd,
-                    None => self.zstd.insert(
-                        zstd::bulk::Decompressor::new().map_err(|source| {
-                            FormatError::Decompress {
-                                compression: "zstd",
-                                source,
-                            }
-                        })?,
-                    ),
+                    None => {
+                        self.zstd
+                            .insert(zstd::bulk::Decompressor::new().map_err(|source| {
+                                FormatError::Decompress {
+                                    compression: "zstd",
+                                    source,
+                                }
+                            })?)
+                    }
                 };
                 // Room for exactly the declared size: more is an error.
                 out.reserve_exact(size);
-                zstd.decompress_to_buffer(records, out)
-                    .map_err(|source| FormatError::Decompress {
+                zstd.decompress_to_buffer(records, out).map_err(|source| {
+                    FormatError::Decompress {
                         compression: "zstd",
                         source,
-                    })?;
+                    }
+                })?;
             }
             Compression::Lz4 => {
-                out.reserve(size.min(
-                    records
-                        .len()
-                        .saturating_mul(LZ4_RESERVE_RATIO)
-                        .saturating_add(4096),
-                ));
+                out.reserve(
+                    size.min(
+                        records
+                            .len()
+                            .saturating_mul(LZ4_RESERVE_RATIO)
+                            .saturating_add(4096),
+                    ),
+                );
                 // One byte past the declared size, so that a longer output shows.
                 lz4_flex::frame::FrameDecoder::new(records)
                     .take(declared + 1)
@@ -390,7 +394,8 @@ mod tests {
             })
             .collect();
         // lz4 in 64 KiB blocks (written whole, a frame is one block, which a cut leaves empty).
-        let info = lz4_flex::frame::FrameInfo::new().block_size(lz4_flex::frame::BlockSize::Max64KB);
+        let info =
+            lz4_flex::frame::FrameInfo::new().block_size(lz4_flex::frame::BlockSize::Max64KB);
         let mut lz4 = lz4_flex::frame::FrameEncoder::with_frame_info(info, Vec::new());
         std::io::Write::write_all(&mut lz4, &records).expect("compress");
         let lz4 = lz4.finish().expect("finish");

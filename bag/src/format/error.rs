@@ -38,7 +38,9 @@ pub enum FormatError {
         available: u64,
     },
     /// A record is larger than the library reads.
-    #[error("record 0x{opcode:02x} of {len} bytes is larger than the {limit} bytes the reader accepts")]
+    #[error(
+        "record 0x{opcode:02x} of {len} bytes is larger than the {limit} bytes the reader accepts"
+    )]
     RecordTooLarge {
         /// The record's opcode.
         opcode: u8,
@@ -88,7 +90,9 @@ pub enum FormatError {
         held: u64,
     },
     /// The file ends inside a chunk: the writer was interrupted while writing it.
-    #[error("the chunk starting here is cut off after {available} bytes (the writer was interrupted)")]
+    #[error(
+        "the chunk starting here is cut off after {available} bytes (the writer was interrupted)"
+    )]
     TornChunk {
         /// The chunk's bytes that are there.
         available: u64,
@@ -109,7 +113,9 @@ pub enum FormatError {
         limit: usize,
     },
     /// A chunk claims more uncompressed bytes than its compressed bytes can expand to.
-    #[error("chunk claims {declared} uncompressed bytes, more than {compressed} compressed bytes can expand to")]
+    #[error(
+        "chunk claims {declared} uncompressed bytes, more than {compressed} compressed bytes can expand to"
+    )]
     ImpossibleExpansion {
         /// The chunk header's `uncompressed_size`.
         declared: u64,
@@ -159,7 +165,9 @@ pub enum FormatError {
         actual: u32,
     },
     /// A chunk index points outside the file.
-    #[error("the chunk index points past the end of the file ({length} bytes at byte {offset} of {file_len})")]
+    #[error(
+        "the chunk index points past the end of the file ({length} bytes at byte {offset} of {file_len})"
+    )]
     ChunkOutsideFile {
         /// Where the index says the chunk starts.
         offset: u64,

@@ -109,7 +109,10 @@ mod tests {
         body.extend_from_slice(b"abc");
         assert!(matches!(
             parse_record(SCHEMA, &body),
-            Err(FormatError::FieldBeyondEnd { opcode: SCHEMA, len: 9 })
+            Err(FormatError::FieldBeyondEnd {
+                opcode: SCHEMA,
+                len: 9
+            })
         ));
         assert!(matches!(
             parse_record(0x05, &body),

@@ -32,7 +32,23 @@ impl MessageHeader {
         let Some(fixed) = body.first_chunk::<MESSAGE_HEADER_LEN>() else {
             return Err(FormatError::ShortMessage { len: body.len() });
         };
-        let [c0, c1, s0, s1, s2, s3, l0, l1, l2, l3, l4, l5, l6, l7, publish @ ..] = *fixed;
+        let [
+            c0,
+            c1,
+            s0,
+            s1,
+            s2,
+            s3,
+            l0,
+            l1,
+            l2,
+            l3,
+            l4,
+            l5,
+            l6,
+            l7,
+            publish @ ..,
+        ] = *fixed;
         Ok(MessageHeader {
             channel_id: u16::from_le_bytes([c0, c1]),
             sequence: u32::from_le_bytes([s0, s1, s2, s3]),

@@ -165,11 +165,17 @@ mod tests {
     fn frames_whole_records_and_reports_where_they_are() {
         let buf = [record(3, b"abc"), record(5, b""), record(0x80, b"xy")].concat();
         let records: Vec<Record<'_>> = Records::new(&buf).map(|r| r.expect("whole")).collect();
-        let seen: Vec<(u8, usize, &[u8])> =
-            records.iter().map(|r| (r.opcode, r.offset, r.body)).collect();
+        let seen: Vec<(u8, usize, &[u8])> = records
+            .iter()
+            .map(|r| (r.opcode, r.offset, r.body))
+            .collect();
         assert_eq!(
             seen,
-            [(3, 0, &b"abc"[..]), (5, 12, &b""[..]), (0x80, 21, &b"xy"[..])]
+            [
+                (3, 0, &b"abc"[..]),
+                (5, 12, &b""[..]),
+                (0x80, 21, &b"xy"[..])
+            ]
         );
         assert_eq!(buf.get(records[0].body_range()), Some(&b"abc"[..]));
         assert_eq!(records[2].end(), buf.len());

@@ -134,9 +134,7 @@ impl SummaryBuilder {
                 }
                 mcap::records::Record::Channel(c) => self.channels.push(c),
                 mcap::records::Record::Statistics(stats) => self.summary.stats = Some(stats),
-                mcap::records::Record::ChunkIndex(index) => {
-                    self.summary.chunk_indexes.push(index)
-                }
+                mcap::records::Record::ChunkIndex(index) => self.summary.chunk_indexes.push(index),
                 _ => {}
             }
         }
