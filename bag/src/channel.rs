@@ -76,3 +76,14 @@ impl ChannelSpec {
         }
     }
 }
+
+/// A channel of the recording, unified across parts by content.
+#[derive(Debug, Clone)]
+pub struct ChannelInfo {
+    /// Index in [`BagReader::channels`](crate::BagReader::channels).
+    pub id: usize,
+    /// Topic, encodings, schema and metadata.
+    pub spec: ChannelSpec,
+    /// Messages on this channel in all readable parts.
+    pub message_count: u64,
+}

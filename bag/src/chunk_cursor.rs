@@ -7,9 +7,13 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
 
+use crate::error::{BagError, Result};
+use crate::filter::ReadFilter;
+use crate::format::{
+    ChunkDecompressor, FormatError, MAX_RECORD_BYTES, MESSAGE_HEADER_LEN, MessageHeader,
+    RECORD_PREFIX_LEN, RecordPrefix, Records, op,
+};
 use crate::part::PartInfo;
-use crate::reader::{MAX_RECORD_BYTES, ReadFilter};
-use crate::scan::{ChunkDecoder, MESSAGE_HEADER_LEN, chunk_records, message_header, op};
 
 /// One message of the loaded chunk.
 #[derive(Clone)]
@@ -35,7 +39,7 @@ pub(crate) struct ChunkCursor {
     chunks: Vec<ChunkSpan>,
     next_chunk: usize,
     record: Vec<u8>,
-    decoder: ChunkDecoder,
+    decoder: ChunkDecompressor,
     pub(crate) buf: Vec<u8>,
     entries: Vec<Entry>,
     pos: usize,
@@ -89,7 +93,7 @@ impl ChunkCursor {
             chunks,
             next_chunk: 0,
             record: Vec::new(),
-            decoder: ChunkDecoder::default(),
+            decoder: ChunkDecompressor::default(),
             buf: Vec::new(),
             entries: Vec::new(),
             pos: 0,
@@ -98,11 +102,7 @@ impl ChunkCursor {
     }
 
     /// The next wanted message, `Ok(None)` at the end, `Err` when a chunk is damaged.
-    pub(crate) fn next(
-        &mut self,
-        part: &PartInfo,
-        filter: &ReadFilter,
-    ) -> Result<Option<Entry>, String> {
+    pub(crate) fn next(&mut self, part: &PartInfo, filter: &ReadFilter) -> Result<Option<Entry>> {
         loop {
             if let Some(entry) = self.entries.get(self.pos) {
                 self.pos += 1;
@@ -112,70 +112,99 @@ impl ChunkCursor {
                 return Ok(None);
             };
             self.next_chunk += 1;
-            let at = span.offset;
-            self.load(span, part)
-                .map_err(|e| format!("chunk at byte {at}: {e}"))?;
+            self.load(span, part)?;
             self.index_messages(part, filter)
-                .map_err(|e| format!("chunk at byte {at}: {e}"))?;
+                .map_err(|source| BagError::damaged(&part.path, span.offset, source))?;
         }
     }
 
-    fn load(&mut self, span: ChunkSpan, part: &PartInfo) -> Result<(), String> {
+    fn load(&mut self, span: ChunkSpan, part: &PartInfo) -> Result<()> {
+        let damaged = |source| BagError::damaged(&part.path, span.offset, source);
         let end = span.offset.saturating_add(span.length);
-        if end > part.size_bytes || span.length < 9 {
-            return Err("the chunk index points past the end of the file".into());
+        if end > part.size_bytes {
+            return Err(damaged(FormatError::ChunkOutsideFile {
+                offset: span.offset,
+                length: span.length,
+                file_len: part.size_bytes,
+            }));
+        }
+        if span.length < RECORD_PREFIX_LEN as u64 {
+            return Err(damaged(FormatError::TruncatedPrefix {
+                available: span.length,
+            }));
         }
         let len = usize::try_from(span.length)
             .ok()
             .filter(|l| *l <= MAX_RECORD_BYTES)
-            .ok_or("the chunk is larger than the reader accepts")?;
+            .ok_or_else(|| {
+                damaged(FormatError::RecordTooLarge {
+                    opcode: op::CHUNK,
+                    len: span.length,
+                    limit: MAX_RECORD_BYTES,
+                })
+            })?;
         self.record.resize(len, 0);
         self.file
             .seek(SeekFrom::Start(span.offset))
             .and_then(|_| self.file.read_exact(&mut self.record))
-            .map_err(|e| e.to_string())?;
-        if self.record.first() != Some(&op::CHUNK) {
-            return Err("the chunk index does not point at a chunk".into());
+            .map_err(|e| BagError::io("reading", &part.path, e))?;
+        // The index said how long the chunk is; its own prefix must agree that it fits.
+        let prefix = RecordPrefix::read(&self.record).ok_or(FormatError::TruncatedPrefix {
+            available: span.length,
+        });
+        let prefix = prefix.map_err(damaged)?;
+        if prefix.opcode != op::CHUNK {
+            return Err(damaged(FormatError::NotAChunk {
+                opcode: prefix.opcode,
+            }));
         }
+        let after = self.record.get(RECORD_PREFIX_LEN..).unwrap_or_default();
+        let body_len = prefix
+            .body_len_within(after.len() as u64)
+            .map_err(damaged)?;
         self.decoder
-            .decode_into(self.record.get(9..).unwrap_or(&[]), &mut self.buf)?;
-        Ok(())
+            .decode_chunk(after.get(..body_len).unwrap_or_default(), &mut self.buf)
+            .map_err(damaged)
     }
 
-    fn index_messages(&mut self, part: &PartInfo, filter: &ReadFilter) -> Result<(), String> {
+    fn index_messages(
+        &mut self,
+        part: &PartInfo,
+        filter: &ReadFilter,
+    ) -> std::result::Result<(), FormatError> {
         self.entries.clear();
         self.pos = 0;
         let mut sorted = true;
-        for (opcode, range) in chunk_records(&self.buf) {
-            if opcode != op::MESSAGE {
+        // A record cut off at the end of a chunk whose size and CRC checked out ends the chunk
+        // quietly, as the records before it read.
+        for record in Records::new(&self.buf).map_while(|r| r.ok()) {
+            if record.opcode != op::MESSAGE {
                 continue;
             }
-            let body = self.buf.get(range.clone()).unwrap_or(&[]);
-            let Some((channel_id, sequence, log_time, publish_time)) = message_header(body) else {
-                return Err("a message record is shorter than its header".into());
-            };
+            let header = MessageHeader::parse(record.body)?;
             if self
                 .wanted_local
                 .as_ref()
-                .is_some_and(|w| !w.contains(&channel_id))
-                || !filter.includes_time(log_time)
+                .is_some_and(|w| !w.contains(&header.channel_id))
+                || !filter.includes_time(header.log_time)
             {
                 continue;
             }
-            let Some(channel) = part.global_ids.get(channel_id) else {
-                return Err(format!(
-                    "a message refers to channel {channel_id}, which is not defined"
-                ));
+            let Some(channel) = part.global_ids.get(header.channel_id) else {
+                return Err(FormatError::UndefinedChannel {
+                    channel_id: header.channel_id,
+                });
             };
             if let Some(last) = self.entries.last() {
-                sorted &= last.log_time <= log_time;
+                sorted &= last.log_time <= header.log_time;
             }
+            let body = record.body_range();
             self.entries.push(Entry {
                 channel,
-                sequence,
-                log_time,
-                publish_time,
-                data: range.start + MESSAGE_HEADER_LEN..range.end,
+                sequence: header.sequence,
+                log_time: header.log_time,
+                publish_time: header.publish_time,
+                data: body.start + MESSAGE_HEADER_LEN..body.end,
             });
         }
         if !sorted {

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::format::FormatError;
+
 /// What went wrong in the `bag` library, with the path (and byte offset) it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum BagError {
@@ -45,14 +47,43 @@ pub enum BagError {
         message: String,
     },
     /// A part is damaged at a byte offset.
-    #[error("{path:?} is damaged at byte {offset}: {what}")]
+    #[error("{path:?} is damaged at byte {offset}")]
     Damaged {
         /// The part concerned.
         path: PathBuf,
-        /// Byte offset of the first damaged record.
+        /// Byte offset of the damaged record (for a chunk's contents: of the chunk).
         offset: u64,
-        /// What was found there.
-        what: String,
+        /// What is wrong there.
+        #[source]
+        source: FormatError,
+    },
+    /// A part's records contradict its summary (a message on a channel the summary does not
+    /// define), where the mcap crate's reader does not say at which byte.
+    #[error("{path:?} contradicts its summary")]
+    Inconsistent {
+        /// The part concerned.
+        path: PathBuf,
+        /// What it contradicts.
+        #[source]
+        source: FormatError,
+    },
+    /// A part's summary, read when the recording was opened, can no longer be read.
+    #[error("the summary of {path:?}, read when the recording was opened, can no longer be read")]
+    SummaryUnreadable {
+        /// The part concerned.
+        path: PathBuf,
+    },
+    /// A torn part was rewritten, but the rewrite did not read back whole, so it was not used.
+    #[error("the rewrite of {path:?} did not check out ({found} of {expected} messages, {status})")]
+    RepairFailed {
+        /// The torn part.
+        path: PathBuf,
+        /// Messages the rewrite holds.
+        found: u64,
+        /// Messages recovered from the torn part.
+        expected: u64,
+        /// The rewrite's status (`complete`, `torn`, ...).
+        status: &'static str,
     },
     /// A channel handle that this writer never issued.
     #[error("unknown channel handle {0}")]
@@ -86,6 +117,14 @@ impl BagError {
     pub(crate) fn mcap(path: impl Into<PathBuf>, source: mcap::McapError) -> Self {
         BagError::Mcap {
             path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn damaged(path: impl Into<PathBuf>, offset: u64, source: FormatError) -> Self {
+        BagError::Damaged {
+            path: path.into(),
+            offset,
             source,
         }
     }

@@ -4,9 +4,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use crate::error::Result;
+use crate::filter::ReadFilter;
+use crate::format::Compression;
 use crate::metadata::SourceRecord;
-use crate::reader::{BagReader, ReadFilter};
-use crate::writer::{BagSummary, BagWriter, Compression, WriteOptions};
+use crate::reader::BagReader;
+use crate::writer::{BagSummary, BagWriter, WriteOptions};
 
 /// What to export.
 #[derive(Debug, Clone, Default)]

@@ -37,27 +37,30 @@ mod chunk_cursor;
 pub mod drop_queue;
 pub mod error;
 pub mod export;
+pub mod filter;
+pub mod format;
+mod layout;
 #[cfg(feature = "live")]
 pub mod live;
+pub mod message;
 pub mod metadata;
 pub mod part;
 mod part_writer;
 pub mod reader;
-mod record_check;
 pub mod reindex;
-pub mod scan;
+mod scan;
 pub mod verify;
 mod write_behind;
 pub mod writer;
 
-pub use channel::{ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
+pub use channel::{ChannelInfo, ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
 pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};
+pub use filter::ReadFilter;
+pub use format::{Compression, FormatError};
+pub use message::{Message, MessageRef, ReadIssue};
 pub use metadata::{Metadata, PartState};
 pub use part::{PartInfo, PartStatus};
-pub use reader::{
-    BagReader, ChannelInfo, IndexState, Message, MessageCursor, MessageRef, ReadFilter, ReadIssue,
-    RecordingKind,
-};
+pub use reader::{BagReader, IndexState, MessageCursor, RecordingKind};
 pub use scan::Damage;
-pub use writer::{BagSummary, BagWriter, ChannelId, Compression, WriteOptions};
+pub use writer::{BagSummary, BagWriter, ChannelId, WriteOptions};

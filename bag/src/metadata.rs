@@ -3,12 +3,14 @@
 //! Reading is lenient (rosbag2 versions 4 to 9 and our own files all parse); writing always
 //! produces version 8 with every field rosbag2 expects.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
 
 /// The file name of the index inside a bag directory.
@@ -52,7 +54,7 @@ pub struct BagfileInformation {
     /// Per part: path, start, duration, count.
     pub files: Vec<FileInformation>,
     /// Free-form key/values (rosbag2 writes `~` when empty).
-    pub custom_data: Option<std::collections::BTreeMap<String, String>>,
+    pub custom_data: Option<BTreeMap<String, String>>,
     /// The ROS distribution, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ros_distro: Option<String>,
@@ -216,6 +218,82 @@ impl Metadata {
         drop(file);
         fs::rename(&tmp_path, &final_path).map_err(|e| BagError::io("renaming", &tmp_path, e))?;
         sync_dir(dir)
+    }
+}
+
+/// Message counts by topic, type and serialization format, as rosbag2 lists topics.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TopicCounts(BTreeMap<(String, String, String), u64>);
+
+impl TopicCounts {
+    /// Counts `count` messages on a channel of this content.
+    pub(crate) fn add(&mut self, spec: &ChannelSpec, count: u64) {
+        let key = (
+            spec.topic.clone(),
+            spec.type_name().to_string(),
+            spec.message_encoding.clone(),
+        );
+        *self.0.entry(key).or_insert(0) += count;
+    }
+
+    /// Whether `topic` has messages (under any type).
+    pub(crate) fn published(&self, topic: &str) -> bool {
+        self.0
+            .iter()
+            .any(|((name, _, _), &count)| count > 0 && name == topic)
+    }
+}
+
+impl BagfileInformation {
+    /// rosbag2's section for a bag of these parts and topics, as the writer keeps it while
+    /// recording and reindex rebuilds it from the parts.
+    pub(crate) fn build(parts: &[PartRecord], topics: TopicCounts) -> Self {
+        let counted: Vec<&PartRecord> = parts.iter().filter(|p| p.message_count > 0).collect();
+        let start = counted.iter().map(|p| p.start_ns).min().unwrap_or(0);
+        let end = counted.iter().map(|p| p.end_ns).max().unwrap_or(0);
+        BagfileInformation {
+            version: METADATA_VERSION,
+            storage_identifier: "mcap".into(),
+            duration: Duration {
+                nanoseconds: end.saturating_sub(start),
+            },
+            starting_time: StartingTime {
+                nanoseconds_since_epoch: start,
+            },
+            message_count: parts.iter().map(|p| p.message_count).sum(),
+            topics_with_message_count: topics
+                .0
+                .into_iter()
+                .map(|((name, type_name, encoding), count)| TopicWithCount {
+                    topic_metadata: TopicMetadata {
+                        name,
+                        type_name,
+                        serialization_format: encoding,
+                        offered_qos_profiles: serde_yaml_ng::Value::String(String::new()),
+                        type_description_hash: String::new(),
+                    },
+                    message_count: count,
+                })
+                .collect(),
+            compression_format: String::new(),
+            compression_mode: String::new(),
+            relative_file_paths: parts.iter().map(|p| p.path.clone()).collect(),
+            files: parts
+                .iter()
+                .map(|p| FileInformation {
+                    path: p.path.clone(),
+                    starting_time: StartingTime {
+                        nanoseconds_since_epoch: p.start_ns,
+                    },
+                    duration: Duration {
+                        nanoseconds: p.end_ns.saturating_sub(p.start_ns),
+                    },
+                    message_count: p.message_count,
+                })
+                .collect(),
+            custom_data: None,
+            ros_distro: None,
+        }
     }
 }
 

@@ -3,12 +3,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
-use crate::scan::{Damage, Definitions, FileOrderScanner, MCAP_MAGIC, ScanItem, op};
+use crate::format::{
+    FOOTER_TAIL_LEN, Footer, MAGIC, RECORD_PREFIX_LEN, RecordPrefix, Records, SummaryBuilder,
+    SummaryOffset, op,
+};
+use crate::scan::{Damage, Definitions, FileOrderScanner, ScanItem};
 
 /// The health of one part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +150,7 @@ impl PartInfo {
         let mut magic = [0u8; 8];
         let got =
             read_up_to(&mut file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
-        if got > 0 && magic.get(..got) != MCAP_MAGIC.get(..got) {
+        if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
                 name,
                 path,
@@ -246,13 +250,14 @@ impl PartInfo {
                     }
                 }
                 ScanItem::Message(m) => {
+                    let time = m.header.log_time;
                     self.message_count += 1;
-                    in_order &= m.log_time >= last_time;
-                    last_time = m.log_time;
-                    *self.channel_counts.entry(m.channel_id).or_insert(0) += 1;
+                    in_order &= time >= last_time;
+                    last_time = time;
+                    *self.channel_counts.entry(m.header.channel_id).or_insert(0) += 1;
                     range = Some(match range {
-                        None => (m.log_time, m.log_time),
-                        Some((a, b)) => (a.min(m.log_time), b.max(m.log_time)),
+                        None => (time, time),
+                        Some((a, b)) => (a.min(time), b.max(time)),
                     });
                 }
             }
@@ -299,85 +304,20 @@ struct FooterPlace {
 }
 
 fn footer(file: &mut File, size: u64) -> Option<FooterPlace> {
-    const FOOTER_RECORD: u64 = 1 + 8 + 8 + 8 + 4;
-    let footer_at = size.checked_sub(8 + FOOTER_RECORD)?;
-    let footer = read_at(file, footer_at, FOOTER_RECORD + 8)?;
-    if footer.first() != Some(&crate::scan::op::FOOTER) || footer.get(29..37)? != MCAP_MAGIC {
-        return None;
-    }
-    let at = |range: std::ops::Range<usize>| -> Option<u64> {
-        Some(u64::from_le_bytes(footer.get(range)?.try_into().ok()?))
-    };
+    let footer_at = size.checked_sub(FOOTER_TAIL_LEN as u64)?;
+    let tail = read_at(file, footer_at, FOOTER_TAIL_LEN as u64)?;
+    let footer = Footer::parse_tail(&tail).ok()?;
     Some(FooterPlace {
-        summary_start: at(9..17)?,
-        offsets_start: at(17..25)?,
+        summary_start: footer.summary_start,
+        offsets_start: footer.summary_offset_start,
         footer_at,
     })
-}
-
-/// Summary records collected so far; channels are resolved against schemas at the end.
-#[derive(Default)]
-struct SummaryParts {
-    summary: mcap::Summary,
-    channels: Vec<mcap::records::Channel>,
-}
-
-impl SummaryParts {
-    /// Adds the records in `bytes` (whole records only), parsed with their lengths checked.
-    fn add(&mut self, bytes: &[u8]) -> Option<()> {
-        for (opcode, body) in records(bytes)? {
-            // Attachment and metadata indexes, summary offsets and unknown records: not needed.
-            if ![op::SCHEMA, op::CHANNEL, op::CHUNK_INDEX, op::STATISTICS].contains(&opcode) {
-                continue;
-            }
-            match crate::record_check::parse_record(opcode, body) {
-                Ok(mcap::records::Record::Schema { header, data }) => {
-                    self.summary.schemas.insert(
-                        header.id,
-                        Arc::new(mcap::Schema {
-                            id: header.id,
-                            name: header.name,
-                            encoding: header.encoding,
-                            data: std::borrow::Cow::Owned(data.into_owned()),
-                        }),
-                    );
-                }
-                Ok(mcap::records::Record::Channel(c)) => self.channels.push(c),
-                Ok(mcap::records::Record::Statistics(stats)) => self.summary.stats = Some(stats),
-                Ok(mcap::records::Record::ChunkIndex(index)) => {
-                    self.summary.chunk_indexes.push(index)
-                }
-                Ok(_) => {}
-                Err(_) => return None,
-            }
-        }
-        Some(())
-    }
-
-    /// The summary, each channel with its schema (none when the summary lacks it).
-    fn finish(mut self) -> mcap::Summary {
-        for c in self.channels {
-            let schema = self.summary.schemas.get(&c.schema_id).cloned();
-            self.summary.channels.insert(
-                c.id,
-                Arc::new(mcap::Channel {
-                    id: c.id,
-                    topic: c.topic,
-                    schema,
-                    message_encoding: c.message_encoding,
-                    metadata: c.metadata,
-                }),
-            );
-        }
-        self.summary
-    }
 }
 
 /// The summary without its chunk indexes (but the first, for the compression name), read
 /// through the footer's summary offsets: a few small reads whatever the file's size.
 /// `None` when the file has no summary offsets or anything looks wrong (the caller falls back).
 fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
-    use op::{CHUNK_INDEX, STATISTICS, SUMMARY_OFFSET};
     let place = footer(file, size)?;
     if place.offsets_start == 0 || place.offsets_start >= place.footer_at {
         return None;
@@ -387,30 +327,33 @@ fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
         place.offsets_start,
         place.footer_at - place.offsets_start,
     )?;
-    let mut parts = SummaryParts::default();
-    for (opcode, body) in records(&offsets)? {
-        if opcode != SUMMARY_OFFSET || body.len() < 17 {
+    let mut summary = SummaryBuilder::default();
+    for record in Records::new(&offsets) {
+        let record = record.ok()?;
+        if record.opcode != op::SUMMARY_OFFSET {
             continue;
         }
-        let group_opcode = body[0];
-        let start = u64::from_le_bytes(body.get(1..9)?.try_into().ok()?);
-        let length = u64::from_le_bytes(body.get(9..17)?.try_into().ok()?);
+        let Ok(offset) = SummaryOffset::parse(record.body) else {
+            continue;
+        };
+        let (start, length) = (offset.group_start, offset.group_length);
         if start.checked_add(length)? > place.footer_at {
             return None;
         }
-        let length = match group_opcode {
-            op::SCHEMA | op::CHANNEL | STATISTICS => length,
+        let length = match offset.group_opcode {
+            op::SCHEMA | op::CHANNEL | op::STATISTICS => length,
             // One chunk index is enough to name the compression.
-            CHUNK_INDEX => {
-                let head = read_at(file, start, 9.min(length))?;
-                let first = u64::from_le_bytes(head.get(1..9)?.try_into().ok()?);
-                9u64.checked_add(first)?.min(length)
+            op::CHUNK_INDEX => {
+                let prefix_len = RECORD_PREFIX_LEN as u64;
+                let head = read_at(file, start, prefix_len.min(length))?;
+                let first = RecordPrefix::read(&head)?;
+                prefix_len.checked_add(first.body_len)?.min(length)
             }
             _ => continue,
         };
-        parts.add(&read_at(file, start, length)?)?;
+        summary.add(&read_at(file, start, length)?).ok()?;
     }
-    Some(parts.finish())
+    Some(summary.finish())
 }
 
 /// `len` bytes at `offset`, or `None` if they cannot all be read.
@@ -419,19 +362,6 @@ fn read_at(file: &mut File, offset: u64, len: u64) -> Option<Vec<u8>> {
     file.seek(std::io::SeekFrom::Start(offset)).ok()?;
     file.read_exact(&mut buf).ok()?;
     Some(buf)
-}
-
-/// Splits a run of whole records into (opcode, body); `None` if one is cut.
-fn records(mut bytes: &[u8]) -> Option<Vec<(u8, &[u8])>> {
-    let mut out = Vec::new();
-    while !bytes.is_empty() {
-        let opcode = *bytes.first()?;
-        let len = usize::try_from(u64::from_le_bytes(bytes.get(1..9)?.try_into().ok()?)).ok()?;
-        let end = 9usize.checked_add(len)?;
-        out.push((opcode, bytes.get(9..end)?));
-        bytes = &bytes[end..];
-    }
-    Some(out)
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -457,45 +387,7 @@ pub(crate) fn read_summary(file: &mut File, size: u64) -> Option<mcap::Summary> 
         place.summary_start,
         place.footer_at - place.summary_start,
     )?;
-    let mut parts = SummaryParts::default();
-    parts.add(&section)?;
-    Some(parts.finish())
-}
-
-/// Orders part file names by their numeric suffix (`b_2` before `b_10`), then by name.
-pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
-    let stem = name.strip_suffix(".mcap").unwrap_or(name);
-    match stem.rsplit_once('_') {
-        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (
-            base.to_string(),
-            n.parse().unwrap_or(u64::MAX),
-            name.to_string(),
-        ),
-        _ => (stem.to_string(), 0, name.to_string()),
-    }
-}
-
-/// The `*.mcap` files in `dir`, in part order.
-pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
-    let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".mcap"))
-        .collect();
-    names.sort_by_key(|n| part_sort_key(n));
-    Ok(names)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parts_sort_numerically() {
-        let mut names = vec!["b_10.mcap", "b_2.mcap", "b_0.mcap", "a.mcap"];
-        names.sort_by_key(|n| part_sort_key(n));
-        assert_eq!(names, ["a.mcap", "b_0.mcap", "b_2.mcap", "b_10.mcap"]);
-    }
+    let mut summary = SummaryBuilder::default();
+    summary.add(&section).ok()?;
+    Some(summary.finish())
 }

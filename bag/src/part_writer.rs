@@ -8,6 +8,10 @@
 //! buffer. Reading stays with the mcap crate, which reads these files back in the tests, and
 //! `bag verify` checks them with its own parser.
 //!
+//! Records are laid out by the format layer (`crate::format`: message and chunk headers, summary
+//! offsets, footer, field encoding), the same one the reader parses with; what is left here is
+//! what to write when: chunking, compression choices, indexes and statistics.
+//!
 //! Schema and channel records go at the top level, outside chunks, as soon as they are added,
 //! so they reach the file before any message that uses them: a part cut short keeps every
 //! closed chunk readable.
@@ -15,21 +19,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use crate::scan::{MCAP_MAGIC, op};
-use crate::writer::Compression;
-
-/// Bytes a message record takes besides its payload: opcode, length, channel id, sequence and
-/// both times.
-pub(crate) const MESSAGE_RECORD_OVERHEAD: usize = 1 + 8 + 2 + 4 + 8 + 8;
-
-/// A message's header fields, as MCAP stores them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MessageHeader {
-    pub channel_id: u16,
-    pub sequence: u32,
-    pub log_time: u64,
-    pub publish_time: u64,
-}
+use crate::format::encode::{put_bytes, put_map, put_str, put_u16, put_u32, put_u64, record};
+use crate::format::{ChunkHeader, Compression, Footer, MAGIC, MessageHeader, SummaryOffset, op};
 
 /// The part being written. Chunks close on [`PartWriter::flush`], or by themselves once they
 /// hold `auto_chunk_bytes` of records when that is set.
@@ -74,7 +65,7 @@ impl<W: Write> PartWriter<W> {
         auto_chunk_bytes: Option<usize>,
     ) -> io::Result<Self> {
         let mut out = Output::new(out);
-        out.write_all(MCAP_MAGIC)?;
+        out.write_all(MAGIC)?;
         let mut header = Vec::new();
         record(&mut header, op::HEADER, |b| {
             put_str(b, "");
@@ -192,16 +183,7 @@ impl<W: Write> PartWriter<W> {
         let chunk = &mut self.chunk;
         chunk.time_range = Some(widen(chunk.time_range, time));
         chunk.indexes[channel].push((time, chunk.records.len() as u64));
-        let records = &mut chunk.records;
-        records.reserve(MESSAGE_RECORD_OVERHEAD + data.len());
-        records.push(op::MESSAGE);
-        records
-            .extend_from_slice(&((MESSAGE_RECORD_OVERHEAD - 9 + data.len()) as u64).to_le_bytes());
-        records.extend_from_slice(&header.channel_id.to_le_bytes());
-        records.extend_from_slice(&header.sequence.to_le_bytes());
-        records.extend_from_slice(&header.log_time.to_le_bytes());
-        records.extend_from_slice(&header.publish_time.to_le_bytes());
-        records.extend_from_slice(data);
+        header.write_record(&mut chunk.records, data);
         if self
             .auto_chunk_bytes
             .is_some_and(|max| self.chunk.records.len() >= max)
@@ -242,23 +224,25 @@ impl<W: Write> PartWriter<W> {
             }
             let start = self.out.position;
             self.out.write_all(group)?;
-            record(&mut offsets, op::SUMMARY_OFFSET, |b| {
-                b.push(opcode);
-                put_u64(b, start);
-                put_u64(b, group.len() as u64);
-            });
+            SummaryOffset {
+                group_opcode: opcode,
+                group_start: start,
+                group_length: group.len() as u64,
+            }
+            .write_record(&mut offsets);
         }
         let offsets_start = self.out.position;
         self.out.write_all(&offsets)?;
         let mut footer = Vec::new();
-        footer.push(op::FOOTER);
-        put_u64(&mut footer, 8 + 8 + 4);
-        put_u64(&mut footer, summary_start);
-        put_u64(&mut footer, offsets_start);
+        Footer {
+            summary_start,
+            summary_offset_start: offsets_start,
+        }
+        .write_head(&mut footer);
         self.out.write_all(&footer)?;
         let summary_crc = self.out.crc.clone().finalize();
         self.out.write_all(&summary_crc.to_le_bytes())?;
-        self.out.write_all(MCAP_MAGIC)?;
+        self.out.write_all(MAGIC)?;
         self.out.flush()?;
         Ok(self.out.inner)
     }
@@ -298,17 +282,14 @@ impl<W: Write> PartWriter<W> {
         let (name, compressed) = self.compressor.compress(records, end_time)?;
         let chunk_start = self.out.position;
         let mut head = Vec::with_capacity(64);
-        record(&mut head, op::CHUNK, |b| {
-            put_u64(b, start_time);
-            put_u64(b, end_time);
-            put_u64(b, records.len() as u64);
-            put_u32(b, uncompressed_crc);
-            put_str(b, name);
-            put_u64(b, compressed.len() as u64);
-        });
-        // The record's length covers the compressed records written after the head.
-        let length = (head.len() - 9 + compressed.len()) as u64;
-        head[1..9].copy_from_slice(&length.to_le_bytes());
+        ChunkHeader {
+            message_start_time: start_time,
+            message_end_time: end_time,
+            uncompressed_size: records.len() as u64,
+            uncompressed_crc,
+            compression: name,
+        }
+        .write_head(&mut head, compressed.len() as u64);
         self.out.write_all(&head)?;
         if name.is_empty() {
             // Stored as they are: the records' CRC extends the data section's, without a
@@ -520,53 +501,6 @@ impl<W: Write> Output<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
     }
-}
-
-/// Appends a record: opcode, length, then what `body` writes.
-fn record(buf: &mut Vec<u8>, opcode: u8, body: impl FnOnce(&mut Vec<u8>)) {
-    buf.push(opcode);
-    let length_at = buf.len();
-    put_u64(buf, 0);
-    body(buf);
-    let length = (buf.len() - length_at - 8) as u64;
-    buf[length_at..length_at + 8].copy_from_slice(&length.to_le_bytes());
-}
-
-fn put_u16(buf: &mut Vec<u8>, v: u16) {
-    buf.extend_from_slice(&v.to_le_bytes());
-}
-
-fn put_u32(buf: &mut Vec<u8>, v: u32) {
-    buf.extend_from_slice(&v.to_le_bytes());
-}
-
-fn put_u64(buf: &mut Vec<u8>, v: u64) {
-    buf.extend_from_slice(&v.to_le_bytes());
-}
-
-/// A string or byte array: u32 length, then the bytes.
-fn put_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
-    put_u32(buf, bytes.len() as u32);
-    buf.extend_from_slice(bytes);
-}
-
-fn put_str(buf: &mut Vec<u8>, s: &str) {
-    put_bytes(buf, s.as_bytes());
-}
-
-/// A map: u32 byte length, then the entries `entry` writes.
-fn put_map<T>(
-    buf: &mut Vec<u8>,
-    entries: impl Iterator<Item = T>,
-    entry: impl Fn(&mut Vec<u8>, T),
-) {
-    let length_at = buf.len();
-    put_u32(buf, 0);
-    for e in entries {
-        entry(buf, e);
-    }
-    let length = (buf.len() - length_at - 4) as u32;
-    buf[length_at..length_at + 4].copy_from_slice(&length.to_le_bytes());
 }
 
 #[cfg(test)]

@@ -8,16 +8,17 @@ use std::path::{Path, PathBuf};
 
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedReaderOptions};
 
-use crate::channel::ChannelSpec;
+use crate::channel::{ChannelInfo, ChannelSpec};
 use crate::chunk_cursor::ChunkCursor;
 use crate::error::{BagError, Result};
+use crate::filter::ReadFilter;
+use crate::format::{FormatError, MAX_RECORD_BYTES};
+use crate::layout::discover_parts;
+use crate::message::{Message, MessageRef, ReadIssue};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
-use crate::part::{PartAccess, PartInfo, PartStatus, discover_parts, read_summary};
+use crate::part::{PartAccess, PartInfo, PartStatus, read_summary};
 use crate::scan::{FileOrderScanner, ScanItem};
 use std::sync::Arc;
-
-/// The largest record (or decompressed chunk) the reader accepts; beyond it a part is damaged.
-pub const MAX_RECORD_BYTES: usize = 256 * 1024 * 1024;
 
 /// What kind of path a recording was opened from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,17 +33,6 @@ pub enum RecordingKind {
     McapFile,
 }
 
-/// A channel of the recording, unified across parts by content.
-#[derive(Debug, Clone)]
-pub struct ChannelInfo {
-    /// Index in [`BagReader::channels`].
-    pub id: usize,
-    /// Topic, encodings, schema and metadata.
-    pub spec: ChannelSpec,
-    /// Messages on this channel in all readable parts.
-    pub message_count: u64,
-}
-
 /// The state of the recording's index file.
 #[derive(Debug, Clone)]
 pub enum IndexState {
@@ -52,106 +42,6 @@ pub enum IndexState {
     Absent,
     /// It exists but could not be parsed; parts were discovered on disk instead.
     Unreadable(String),
-}
-
-/// Which messages to read.
-#[derive(Debug, Clone, Default)]
-pub struct ReadFilter {
-    /// Only these topics (`None`: all).
-    pub topics: Option<BTreeSet<String>>,
-    /// Only log times at or after this.
-    pub start_ns: Option<u64>,
-    /// Only log times before this.
-    pub end_ns: Option<u64>,
-}
-
-impl ReadFilter {
-    /// Every message.
-    pub fn all() -> Self {
-        Self::default()
-    }
-
-    /// Only these topics.
-    pub fn topics<I: IntoIterator<Item = S>, S: Into<String>>(mut self, topics: I) -> Self {
-        self.topics = Some(topics.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// Log times at or after `start_ns`.
-    pub fn start_ns(mut self, start_ns: u64) -> Self {
-        self.start_ns = Some(start_ns);
-        self
-    }
-
-    /// Log times before `end_ns`.
-    pub fn end_ns(mut self, end_ns: u64) -> Self {
-        self.end_ns = Some(end_ns);
-        self
-    }
-
-    pub(crate) fn includes_time(&self, t: u64) -> bool {
-        self.start_ns.is_none_or(|s| t >= s) && self.end_ns.is_none_or(|e| t < e)
-    }
-}
-
-/// A message borrowed from the reader.
-#[derive(Debug, Clone, Copy)]
-pub struct MessageRef<'a> {
-    /// The channel it was published on.
-    pub channel: &'a ChannelInfo,
-    /// `Message.sequence`.
-    pub sequence: u32,
-    /// When the recorder received it, ns since the epoch.
-    pub log_time_ns: u64,
-    /// When the publisher stamped it (log time if it came unstamped).
-    pub publish_time_ns: u64,
-    /// The payload, byte for byte.
-    pub data: &'a [u8],
-    /// Index of the part it came from in [`BagReader::parts`].
-    pub part: usize,
-}
-
-/// An owned message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    /// Index in [`BagReader::channels`].
-    pub channel: usize,
-    /// `Message.sequence`.
-    pub sequence: u32,
-    /// Log time, ns.
-    pub log_time_ns: u64,
-    /// Publish time, ns.
-    pub publish_time_ns: u64,
-    /// The payload.
-    pub data: Vec<u8>,
-}
-
-impl MessageRef<'_> {
-    /// Copies the message out of the reader.
-    pub fn to_owned(&self) -> Message {
-        Message {
-            channel: self.channel.id,
-            sequence: self.sequence,
-            log_time_ns: self.log_time_ns,
-            publish_time_ns: self.publish_time_ns,
-            data: self.data.to_vec(),
-        }
-    }
-}
-
-/// A problem met while reading messages: a part stops early; the rest still reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadIssue {
-    /// The part's name.
-    pub part: String,
-    /// What happened.
-    pub message: String,
-}
-
-impl std::fmt::Display for ReadIssue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.part, self.message)
-    }
 }
 
 /// An opened recording.
@@ -412,10 +302,10 @@ impl BagReader {
                         match next_file_order(&mut scanner, part, filter, &wanted, &mut head) {
                             Ok(true) => messages.push(std::mem::take(&mut head)),
                             Ok(false) => break,
-                            Err(message) => {
+                            Err(error) => {
                                 issues.push(ReadIssue {
                                     part: part.name.clone(),
-                                    message,
+                                    error: Arc::new(error),
                                 });
                                 break;
                             }
@@ -644,11 +534,11 @@ impl<'r> MessageCursor<'r> {
         match outcome {
             Ok(true) => cursor.has_head = true,
             Ok(false) => cursor.done = true,
-            Err(message) => {
+            Err(error) => {
                 cursor.done = true;
                 self.issues.push(ReadIssue {
                     part: part.name.clone(),
-                    message,
+                    error: Arc::new(error),
                 });
             }
         }
@@ -673,12 +563,11 @@ fn indexed_summary(part: &PartInfo) -> Result<Option<Arc<mcap::Summary>>> {
             }
             let mut file =
                 File::open(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
-            let summary =
-                read_summary(&mut file, part.size_bytes).ok_or_else(|| BagError::Damaged {
+            let summary = read_summary(&mut file, part.size_bytes).ok_or_else(|| {
+                BagError::SummaryUnreadable {
                     path: part.path.clone(),
-                    offset: 0,
-                    what: "the summary read at open can no longer be read".into(),
-                })?;
+                }
+            })?;
             // Two first reads at once may both load it; either copy will do.
             Ok(Some(Arc::clone(loaded.get_or_init(|| Arc::new(summary)))))
         }
@@ -692,34 +581,47 @@ fn next_indexed(
     chunk: &mut Vec<u8>,
     part: &PartInfo,
     head: &mut Head,
-) -> std::result::Result<bool, String> {
+) -> Result<bool> {
     loop {
         let Some(event) = reader.next_event() else {
             return Ok(false);
         };
-        match event {
-            Err(e) => return Err(format!("stopped reading: {e}")),
-            Ok(IndexedReadEvent::ReadChunkRequest { offset, length }) => {
+        match event.map_err(|e| BagError::mcap(&part.path, e))? {
+            IndexedReadEvent::ReadChunkRequest { offset, length } => {
                 if offset.saturating_add(length as u64) > part.size_bytes {
-                    return Err(format!(
-                        "the chunk index points past the end of the file (byte {offset}, {length} bytes)"
+                    return Err(BagError::damaged(
+                        &part.path,
+                        offset,
+                        FormatError::ChunkOutsideFile {
+                            offset,
+                            length: length as u64,
+                            file_len: part.size_bytes,
+                        },
                     ));
                 }
                 chunk.clear();
                 chunk.resize(length, 0);
                 file.seek(SeekFrom::Start(offset))
                     .and_then(|_| file.read_exact(chunk))
-                    .map_err(|e| format!("reading chunk at byte {offset}: {e}"))?;
+                    .map_err(|e| BagError::io("reading", &part.path, e))?;
                 reader
                     .insert_chunk_record_data(offset, chunk)
-                    .map_err(|e| format!("chunk at byte {offset}: {e}"))?;
+                    .map_err(|e| {
+                        let source = FormatError::Unreadable {
+                            opcode: crate::format::op::CHUNK,
+                            source: Box::new(e),
+                        };
+                        BagError::damaged(&part.path, offset, source)
+                    })?;
             }
-            Ok(IndexedReadEvent::Message { header, data }) => {
+            IndexedReadEvent::Message { header, data } => {
                 let Some(channel) = part.global_ids.get(header.channel_id) else {
-                    return Err(format!(
-                        "message refers to channel {} that the summary does not define",
-                        header.channel_id
-                    ));
+                    return Err(BagError::Inconsistent {
+                        path: part.path.clone(),
+                        source: FormatError::UndefinedChannel {
+                            channel_id: header.channel_id,
+                        },
+                    });
                 };
                 head.channel = channel;
                 head.sequence = header.sequence;
@@ -739,30 +641,27 @@ fn next_file_order(
     filter: &ReadFilter,
     wanted: &Option<BTreeSet<usize>>,
     head: &mut Head,
-) -> std::result::Result<bool, String> {
-    loop {
-        let item = scanner.next_item().map_err(|e| e.detail())?;
-        let Some(item) = item else {
-            return Ok(false);
-        };
+) -> Result<bool> {
+    while let Some(item) = scanner.next_item()? {
         let ScanItem::Message(m) = item else {
             continue;
         };
-        let Some(channel) = part.global_ids.get(m.channel_id) else {
+        let Some(channel) = part.global_ids.get(m.header.channel_id) else {
             // A message before (or without) its channel record: nothing to attribute it to.
             continue;
         };
         if wanted.as_ref().is_some_and(|w| !w.contains(&channel))
-            || !filter.includes_time(m.log_time)
+            || !filter.includes_time(m.header.log_time)
         {
             continue;
         }
         head.channel = channel;
-        head.sequence = m.sequence;
-        head.log_time = m.log_time;
-        head.publish_time = m.publish_time;
+        head.sequence = m.header.sequence;
+        head.log_time = m.header.log_time;
+        head.publish_time = m.header.publish_time;
         head.data.clear();
         head.data.extend_from_slice(m.data);
         return Ok(true);
     }
+    Ok(false)
 }

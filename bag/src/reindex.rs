@@ -1,17 +1,19 @@
 //! `bag reindex`: rebuild `metadata.yaml` from the parts and make torn parts whole again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use crate::error::{BagError, Result};
-use crate::metadata::{Metadata, PartRecord, PartState, RedlineSection, sync_dir};
+use crate::format::{Compression, MessageHeader};
+use crate::metadata::{
+    BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, TopicCounts, sync_dir,
+};
 use crate::part::{PartInfo, PartStatus};
-use crate::part_writer::{MessageHeader, PartWriter};
+use crate::part_writer::PartWriter;
 use crate::reader::{BagReader, IndexState};
 use crate::scan::{Definitions, FileOrderScanner, ScanItem};
-use crate::writer::{Compression, bagfile_information};
 
 /// What [`reindex`] did.
 #[derive(Debug, Clone, Default)]
@@ -47,7 +49,7 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     };
     let mut report = ReindexReport::default();
     let mut records = Vec::new();
-    let mut topics: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+    let mut topics = TopicCounts::default();
 
     for part in reader.parts() {
         match &part.status {
@@ -88,24 +90,16 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
         });
     }
     for channel in reader.channels() {
-        let key = (
-            channel.spec.topic.clone(),
-            channel.spec.type_name().to_string(),
-            channel.spec.message_encoding.clone(),
-        );
-        *topics.entry(key).or_insert(0) += channel.message_count;
+        topics.add(&channel.spec, channel.message_count);
     }
     let old = previous.as_ref().and_then(|m| m.redline.clone());
     report.kept_from_previous_index = old.is_some();
     let mut old = old.unwrap_or_default();
     // The old index was written while recording: a topic it lists may have published since.
-    old.advertised_never_published.retain(|a| {
-        !topics
-            .iter()
-            .any(|((topic, _, _), &count)| count > 0 && *topic == a.topic)
-    });
+    old.advertised_never_published
+        .retain(|a| !topics.published(&a.topic));
     let metadata = Metadata {
-        rosbag2_bagfile_information: bagfile_information(&records, topics),
+        rosbag2_bagfile_information: BagfileInformation::build(&records, topics),
         redline: Some(RedlineSection {
             dropped_messages: old.dropped_messages,
             unstamped_messages: old.unstamped_messages,
@@ -168,14 +162,12 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
                 channels.insert(id, new_id);
             }
             ScanItem::Message(m) => {
-                let Some(channel_id) = channels.get(&m.channel_id) else {
+                let Some(&channel_id) = channels.get(&m.header.channel_id) else {
                     continue;
                 };
                 let header = MessageHeader {
-                    channel_id: *channel_id,
-                    sequence: m.sequence,
-                    log_time: m.log_time,
-                    publish_time: m.publish_time,
+                    channel_id,
+                    ..m.header
                 };
                 writer.write_message(&header, m.data).map_err(written)?;
                 kept += 1;
@@ -197,16 +189,12 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         || check.message_count != kept
         || kept != part.message_count
     {
-        let _ = fs::remove_file(&tmp);
-        return Err(BagError::Damaged {
+        fs::remove_file(&tmp).ok();
+        return Err(BagError::RepairFailed {
             path: part.path.clone(),
-            offset: 0,
-            what: format!(
-                "rewritten part did not check out ({} of {} messages, {})",
-                check.message_count,
-                part.message_count,
-                check.status.label()
-            ),
+            found: check.message_count,
+            expected: part.message_count,
+            status: check.status.label(),
         });
     }
     let backup = part.path.with_extension("mcap.torn");

@@ -8,6 +8,12 @@
 //! file makes about itself: framing, CRCs, chunk contents, message and chunk indexes, statistics,
 //! summary offsets, and that the summary only repeats what the data section holds.
 //!
+//! For the same reason it does not use the library's own format layer ([`crate::format`]), which
+//! the reader and the writer share: its record framing, headers and chunk decompression are
+//! written a second time here, on purpose, so that a mistake in one is caught by the other. The
+//! only thing it takes from the rest of the crate is bag layout, not MCAP: the order of parts in
+//! a directory and the `metadata.yaml` it checks against them.
+//!
 //! Parsing is sans-io over `&[u8]` (`verify_bytes`); the file entry points read the part into
 //! memory first. Damage is reported as [`Finding`]s, never as a panic or an `Err`: a file that is
 //! not MCAP at all is one finding. [`VerifyError`] only means verification could not run.
@@ -28,6 +34,9 @@ mod parse;
 mod report;
 
 use std::path::{Path, PathBuf};
+
+// The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
+use crate::layout::part_sort_key;
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
@@ -138,7 +147,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             parts.push(part_path);
         }
     }
-    parts.sort_by_cached_key(|p| part_sort_key(p));
+    parts.sort_by_cached_key(|p| part_sort_key(&part_name(p)));
     if parts.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
@@ -177,18 +186,6 @@ fn part_name(path: &Path) -> String {
         .into_owned()
 }
 
-/// `NAME_10.mcap` sorts after `NAME_9.mcap`: by stem without the trailing index, then the index.
-fn part_sort_key(path: &Path) -> (String, u64, String) {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    let (prefix, index) = stem.split_at(stem.len() - digits);
-    let index = index.parse().unwrap_or(u64::MAX);
-    (prefix.to_owned(), index, stem)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,7 +196,7 @@ mod tests {
             .iter()
             .map(PathBuf::from)
             .collect();
-        names.sort_by_cached_key(|p| part_sort_key(p));
+        names.sort_by_cached_key(|p| part_sort_key(&part_name(p)));
         let names: Vec<String> = names.iter().map(|p| part_name(p)).collect();
         assert_eq!(names, ["r_0.mcap", "r_1.mcap", "r_2.mcap", "r_10.mcap"]);
     }

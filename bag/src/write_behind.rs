@@ -74,7 +74,7 @@ fn advise_not_needed(file: &File, offset: u64, len: u64) {
     let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
         return;
     };
-    let _ = posix_fadvise(file, offset, len, PosixFadviseAdvice::POSIX_FADV_DONTNEED);
+    posix_fadvise(file, offset, len, PosixFadviseAdvice::POSIX_FADV_DONTNEED).ok();
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -7,7 +7,7 @@
 //!   the OS at once, so a crash loses at most about a second of data;
 //! - `metadata.yaml` is rewritten atomically at creation, on every roll and at close.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -15,47 +15,14 @@ use std::time::{Duration, Instant};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
+use crate::format::{Compression, MessageHeader};
+use crate::layout::part_file_name;
 use crate::metadata::{
-    Advertised, BagfileInformation, FileInformation, METADATA_VERSION, Metadata, PartRecord,
-    PartState, RedlineSection, SourceRecord, StartingTime, TopicMetadata, TopicWithCount,
+    Advertised, BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, SourceRecord,
+    TopicCounts,
 };
-use crate::part_writer::{MessageHeader, PartWriter};
+use crate::part_writer::PartWriter;
 use crate::write_behind::WriteBehind;
-
-/// Chunk compression.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Compression {
-    /// zstd (the default): about a quarter of the raw size for typical telemetry.
-    #[default]
-    Zstd,
-    /// lz4: faster, larger.
-    Lz4,
-    /// No compression.
-    None,
-}
-
-impl Compression {
-    /// The name MCAP records use (`zstd`, `lz4`, or empty).
-    pub fn mcap_name(self) -> &'static str {
-        match self {
-            Compression::Zstd => "zstd",
-            Compression::Lz4 => "lz4",
-            Compression::None => "",
-        }
-    }
-}
-
-impl std::str::FromStr for Compression {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "zstd" => Ok(Compression::Zstd),
-            "lz4" => Ok(Compression::Lz4),
-            "none" | "" => Ok(Compression::None),
-            other => Err(format!("unknown compression {other:?} (zstd, lz4 or none)")),
-        }
-    }
-}
 
 /// Options for [`BagWriter`], built like mcap's `WriteOptions`.
 #[derive(Debug, Clone)]
@@ -97,7 +64,7 @@ impl WriteOptions {
 
     /// Compression level: 0 is the compressor's default (zstd 3); zstd goes from -7, the
     /// fastest, to 19, the smallest; live recording uses
-    /// [`RECORD_COMPRESSION_LEVEL`](crate::live::RECORD_COMPRESSION_LEVEL). lz4 ignores it.
+    /// `live::RECORD_COMPRESSION_LEVEL` (feature `live`). lz4 ignores it.
     pub fn compression_level(mut self, level: i32) -> Self {
         self.compression_level = level;
         self
@@ -422,7 +389,7 @@ impl BagWriter {
 
     fn open_part(&mut self) -> Result<()> {
         let index = self.finished_parts.len();
-        let file_name = format!("{}_{index}.mcap", self.name);
+        let file_name = part_file_name(&self.name, index);
         let path = self.dir.join(&file_name);
         let file = fs::OpenOptions::new()
             .write(true)
@@ -562,16 +529,11 @@ impl BagWriter {
         if let Some(open) = &self.part {
             parts.push(open.record.clone());
         }
-        let mut topics: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+        let mut topics = TopicCounts::default();
         for c in &self.channels {
-            let key = (
-                c.spec.topic.clone(),
-                c.spec.type_name().to_string(),
-                c.spec.message_encoding.clone(),
-            );
-            *topics.entry(key).or_insert(0) += c.message_count;
+            topics.add(&c.spec, c.message_count);
         }
-        let info = bagfile_information(&parts, topics);
+        let info = BagfileInformation::build(&parts, topics);
         Metadata {
             rosbag2_bagfile_information: info,
             redline: Some(RedlineSection {
@@ -596,62 +558,10 @@ impl BagWriter {
     }
 }
 
-/// Builds rosbag2's section from part records and per-(topic, type, encoding) counts.
-pub(crate) fn bagfile_information(
-    parts: &[PartRecord],
-    topics: BTreeMap<(String, String, String), u64>,
-) -> BagfileInformation {
-    let counted: Vec<&PartRecord> = parts.iter().filter(|p| p.message_count > 0).collect();
-    let start = counted.iter().map(|p| p.start_ns).min().unwrap_or(0);
-    let end = counted.iter().map(|p| p.end_ns).max().unwrap_or(0);
-    BagfileInformation {
-        version: METADATA_VERSION,
-        storage_identifier: "mcap".into(),
-        duration: crate::metadata::Duration {
-            nanoseconds: end.saturating_sub(start),
-        },
-        starting_time: StartingTime {
-            nanoseconds_since_epoch: start,
-        },
-        message_count: parts.iter().map(|p| p.message_count).sum(),
-        topics_with_message_count: topics
-            .into_iter()
-            .map(|((name, type_name, encoding), count)| TopicWithCount {
-                topic_metadata: TopicMetadata {
-                    name,
-                    type_name,
-                    serialization_format: encoding,
-                    offered_qos_profiles: serde_yaml_ng::Value::String(String::new()),
-                    type_description_hash: String::new(),
-                },
-                message_count: count,
-            })
-            .collect(),
-        compression_format: String::new(),
-        compression_mode: String::new(),
-        relative_file_paths: parts.iter().map(|p| p.path.clone()).collect(),
-        files: parts
-            .iter()
-            .map(|p| FileInformation {
-                path: p.path.clone(),
-                starting_time: StartingTime {
-                    nanoseconds_since_epoch: p.start_ns,
-                },
-                duration: crate::metadata::Duration {
-                    nanoseconds: p.end_ns.saturating_sub(p.start_ns),
-                },
-                message_count: p.message_count,
-            })
-            .collect(),
-        custom_data: None,
-        ros_distro: None,
-    }
-}
-
 impl Drop for BagWriter {
     fn drop(&mut self) {
         // A writer dropped without `close()` (an early return, a panic elsewhere) still leaves a
         // complete bag; errors here have nobody to go to.
-        let _ = self.finish();
+        self.finish().ok();
     }
 }

@@ -251,7 +251,28 @@ fn seeking_skips_earlier_chunks_without_decompressing_them() {
     let mut all = reader.messages(&ReadFilter::all()).unwrap();
     while all.next_message().is_some() {}
     assert_eq!(all.issues().len(), 1, "{:?}", all.issues());
-    assert!(all.issues()[0].part.contains("seek_0.mcap"));
+    let issue = &all.issues()[0];
+    assert!(issue.part.contains("seek_0.mcap"));
+    // The issue keeps the error and its cause: the first chunk, whose zstd frames are garbage.
+    let first_chunk = mcap::Summary::read(&std::fs::read(path.join("seek_0.mcap")).unwrap())
+        .unwrap()
+        .unwrap()
+        .chunk_indexes[0]
+        .chunk_start_offset;
+    match issue.error.as_ref() {
+        bag::BagError::Damaged { offset, source, .. } => {
+            assert_eq!(*offset, first_chunk);
+            assert!(
+                matches!(source, bag::FormatError::BadZstdFrames { .. }),
+                "{source:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        issue.to_string().contains("malformed zstd frames"),
+        "{issue}"
+    );
 }
 
 #[test]

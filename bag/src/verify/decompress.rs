@@ -1,5 +1,8 @@
 //! Chunk bodies: `""`, `"zstd"` (zstd frames) and `"lz4"` (LZ4 frame format).
 //!
+//! Verify's own decompressor, kept apart from the format layer's `ChunkDecompressor` like the
+//! rest of verify's parser (see the `verify` module docs).
+//!
 //! The caller checks the declared uncompressed size against its limit and against what the
 //! compressed input could possibly expand to before anything here allocates.
 

@@ -1,6 +1,7 @@
 //! Sans-io MCAP record parser over `&[u8]`, written from the spec alone.
 //!
-//! Nothing here touches the `mcap` crate: the point of `verify` is to be a second opinion. Every
+//! Nothing here touches the `mcap` crate, nor the library's format layer (`crate::format`), which
+//! the reader and the writer share: the point of `verify` is to be a second opinion. Every
 //! length read from the input is checked against what remains before it is used, and nothing is
 //! allocated here, so any byte string can be fed in. Field parsers read from the record *body*
 //! (the bytes the record's length covers) and ignore trailing bytes, which is how the spec lets

@@ -1,11 +1,12 @@
-//! Length checks before handing a record body to the mcap crate's parser.
+//! The length guard: checks before handing a record body to the mcap crate's parser.
 //!
 //! The mcap crate allocates every length-prefixed field (strings, byte arrays, maps) at the size
 //! it declares before seeing whether the body holds that much, so a corrupted length in a damaged
 //! file could ask for gigabytes. Every record body we parse goes through here first: each
 //! declared length is checked against the bytes that remain.
 
-use crate::scan::op::{CHANNEL, CHUNK_INDEX, SCHEMA, STATISTICS};
+use super::FormatError;
+use super::op::{CHANNEL, CHUNK_INDEX, SCHEMA, STATISTICS};
 
 struct Cursor<'a>(&'a [u8]);
 
@@ -49,11 +50,11 @@ fn int_map_entry(c: &mut Cursor<'_>) -> Option<()> {
     c.take(2 + 8).map(|_| ())
 }
 
-/// True when every length inside the record fits its body. Only the kinds listed here are
-/// checked, so only they may be parsed.
-fn lengths_fit(opcode: u8, body: &[u8]) -> bool {
+/// True when every length inside the record fits its body; `None` for kinds not checked here
+/// (which are therefore not parsed).
+fn lengths_fit(opcode: u8, body: &[u8]) -> Option<bool> {
     let mut c = Cursor(body);
-    let ok = match opcode {
+    let fits = match opcode {
         SCHEMA => c
             .take(2)
             .and_then(|_| c.bytes())
@@ -75,20 +76,25 @@ fn lengths_fit(opcode: u8, body: &[u8]) -> bool {
         STATISTICS => c
             .take(8 + 2 + 4 * 4 + 16)
             .and_then(|_| c.map(int_map_entry)),
-        _ => None,
+        _ => return None,
     };
-    ok.is_some()
+    Some(fits.is_some())
 }
 
-/// Parses a record with the mcap crate once its lengths are known to fit.
-pub(crate) fn parse_record(opcode: u8, body: &[u8]) -> Result<mcap::records::Record<'_>, String> {
-    if !lengths_fit(opcode, body) {
-        return Err(format!(
-            "record 0x{opcode:02x} is not a kind we parse, or declares a field longer than its {} bytes",
-            body.len()
-        ));
+/// Parses a schema, channel, chunk index or statistics record with the mcap crate, once its
+/// lengths are known to fit its body.
+pub fn parse_record(opcode: u8, body: &[u8]) -> Result<mcap::records::Record<'_>, FormatError> {
+    match lengths_fit(opcode, body) {
+        None => Err(FormatError::UnexpectedRecord { opcode }),
+        Some(false) => Err(FormatError::FieldBeyondEnd {
+            opcode,
+            len: body.len(),
+        }),
+        Some(true) => mcap::parse_record(opcode, body).map_err(|e| FormatError::Unreadable {
+            opcode,
+            source: Box::new(e),
+        }),
     }
-    mcap::parse_record(opcode, body).map_err(|e| format!("unreadable record 0x{opcode:02x}: {e}"))
 }
 
 #[cfg(test)]
@@ -101,7 +107,17 @@ mod tests {
         let mut body = vec![1, 0];
         body.extend_from_slice(&u32::MAX.to_le_bytes());
         body.extend_from_slice(b"abc");
-        assert!(parse_record(SCHEMA, &body).is_err());
+        assert!(matches!(
+            parse_record(SCHEMA, &body),
+            Err(FormatError::FieldBeyondEnd {
+                opcode: SCHEMA,
+                len: 9
+            })
+        ));
+        assert!(matches!(
+            parse_record(0x05, &body),
+            Err(FormatError::UnexpectedRecord { opcode: 0x05 })
+        ));
     }
 
     #[test]
