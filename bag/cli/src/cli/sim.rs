@@ -3,13 +3,13 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use bag::live::ZenohArgs;
 use bag::live::sim::{SILENT_TOPIC, Simulator, TOPICS};
 use clap::Args;
-use zenoh::Wait;
 
 use super::Outcome;
+use super::live_command::{self, deadline_after, stop_on_ctrl_c};
 use super::progress::Status;
-use super::zenoh_args::{ZenohArgs, deadline_after, stop_on_ctrl_c};
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
@@ -23,7 +23,7 @@ pub struct SimArgs {
 pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     let deadline = args.duration.map(deadline_after).transpose()?;
     let stop = stop_on_ctrl_c()?;
-    let session = args.zenoh.open()?;
+    let session = live_command::open(&args.zenoh)?;
     let simulator = Simulator::start(&session)?;
     eprintln!(
         "simulating a vehicle ({}); Ctrl-C stops",
@@ -48,8 +48,8 @@ pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     status.finish();
     let published = simulator.published();
     simulator.stop()?;
-    if let Err(e) = session.close().wait() {
-        eprintln!("warning: closing the zenoh session: {e}");
+    if let Err(e) = bag::live::close(session) {
+        eprintln!("warning: {e}");
     }
     println!("published {published} messages");
     Ok(Outcome::Clean)
