@@ -4,8 +4,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use bag::live::ZenohArgs;
-use bag::live::sim::{SILENT_TOPIC, Simulator, TOPICS};
+use bag::live::sim::Simulator;
 use clap::Args;
+use schemas::vehicle::{SILENT_TOPIC, TOPICS};
 
 use super::Outcome;
 use super::live_command::{self, deadline_after, stop_on_ctrl_c};
@@ -38,7 +39,7 @@ pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     }
     eprintln!(
         "  {:<18} {:<14} advertised, never published",
-        SILENT_TOPIC.0, SILENT_TOPIC.1
+        SILENT_TOPIC.topic, SILENT_TOPIC.schema
     );
     let status = Status::new();
     while !stop.load(Ordering::SeqCst) && deadline.is_none_or(|d| Instant::now() < d) {
