@@ -1,8 +1,12 @@
-//! Command-line arguments.
+//! Command-line arguments, parsed by clap. The zenoh flags are `bag`'s own
+//! ([`ZenohArgs`](bag::live::ZenohArgs)), so `scope` and `bag record` take the same ones with the
+//! same help.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use bag::live::Mode;
+use bag::live::ZenohArgs;
+use clap::{ArgGroup, Parser};
 
 use crate::capture::DEFAULT_CAP_BYTES;
 use crate::live::LiveOptions;
@@ -12,7 +16,7 @@ use crate::live::LiveOptions;
 pub struct Args {
     /// A recording to open.
     pub path: Option<PathBuf>,
-    /// Capture live data instead (`--connect` / `--listen`).
+    /// Capture live data instead (`--connect`, `--listen`, `--zenoh-config` or `--scouting`).
     pub live: Option<LiveOptions>,
     /// Open the built-in demo recording (`--demo-recording`).
     pub demo_recording: bool,
@@ -20,107 +24,106 @@ pub struct Args {
     pub screenshot_to: Option<PathBuf>,
 }
 
-/// Usage text.
-pub const USAGE: &str = "\
-usage: scope [PATH | --demo-recording] [--screenshot-to OUT.png]
-       scope --connect ENDPOINT [--key EXPR] [--capture-mb N] [--spill] [ZENOH]
-       scope --listen ENDPOINT [--key EXPR] [--capture-mb N] [--spill] [ZENOH]
-       scope --zenoh-config FILE | --scouting [--key EXPR] ...
+/// `--capture-mb` unless given.
+const DEFAULT_CAPTURE_MIB: u64 = (DEFAULT_CAP_BYTES >> 20) as u64;
 
-  PATH              a bag directory, a .mcap file or a rosbag2 directory
-  (nothing)         the live demo: a simulated vehicle on an in-process zenoh session
-  --demo-recording  the recorded demo: 3 minutes of the simulated drive, written to a
-                    temporary bag with a real recording's flaws (drops, a torn part)
-  --connect EP      capture live zenoh data from endpoint EP, e.g. tcp/192.168.1.10:7447
-  --listen EP       capture from publishers that connect to EP, e.g. tcp/0.0.0.0:7447
-  --key EXPR        what to capture (default **, everything); repeatable
-  --capture-mb N    keep at most N MiB of raw messages, evicting the oldest (default 1024)
-  --spill           keep what is evicted in a temporary bag on disk, for File > Save Recording
-  --mode M          ZENOH: join as a peer (default) or a client (through a router)
-  --zenoh-config F  ZENOH: a zenoh configuration file (json5); the flags above override it
-  --scouting        ZENOH: find peers by UDP multicast scouting (off unless asked, here or
-                    in the configuration file)
-  --screenshot-to F render one frame once loaded, write it to F (PNG) and exit";
+/// Redline Scope: open a recording, plot any signal, scrub and play back, judge whether it can
+/// be trusted.
+///
+/// With no PATH and no zenoh flags it starts on the live demo: a simulated vehicle publishing on
+/// an in-process zenoh session that never leaves the machine, captured live. --connect,
+/// --listen, --zenoh-config or --scouting capture live zenoh data instead.
+#[derive(Debug, Parser)]
+#[command(name = "scope", version, about, long_about)]
+// The flags that say where a zenoh network is; any of them means a live capture.
+#[command(group(
+    ArgGroup::new("network")
+        .args(["connect", "listen", "zenoh_config", "scouting"])
+        .multiple(true)
+        .conflicts_with_all(["path", "demo_recording"])
+))]
+// `bag record` takes --mode alone (its warning says it reaches nothing); the scope refuses it,
+// since without a network it would open the demo and ignore the flag.
+#[command(mut_arg("mode", |arg| arg.requires("network")))]
+struct Cli {
+    /// A bag directory, a .mcap file or a rosbag2 directory.
+    path: Option<PathBuf>,
+    /// The recorded demo: 3 minutes of the simulated drive, written to a temporary bag with a
+    /// real recording's flaws (drops, a torn part).
+    #[arg(long, conflicts_with = "path")]
+    demo_recording: bool,
+    /// Render one frame once loaded, write it to this file (PNG) and exit.
+    #[arg(long, value_name = "OUT.png")]
+    screenshot_to: Option<PathBuf>,
+    #[command(flatten, next_help_heading = "Live capture")]
+    zenoh: ZenohArgs,
+    /// What to capture (default **, everything); repeatable.
+    #[arg(long = "key", value_name = "EXPR", requires = "network")]
+    keys: Vec<String>,
+    /// Keep at most this many MiB of raw messages, evicting the oldest.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = DEFAULT_CAPTURE_MIB,
+        value_parser = positive_mib,
+    )]
+    capture_mb: u64,
+    /// Keep what is evicted in a temporary bag on disk, for File > Save Recording.
+    #[arg(long, requires = "network")]
+    spill: bool,
+}
 
-/// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
-    let mut out = Args::default();
-    let (mut connect, mut listen, mut keys) = (Vec::new(), Vec::new(), Vec::new());
-    let mut cap_bytes = DEFAULT_CAP_BYTES;
-    let mut spill = false;
-    let (mut mode, mut config_file, mut scouting) = (None, None, false);
-    let mut it = args.into_iter();
-    while let Some(arg) = it.next() {
-        let mut value = |what: &str| {
-            it.next()
-                .ok_or_else(|| format!("{arg} needs {what}\n{USAGE}"))
-        };
-        match arg.as_str() {
-            "--screenshot-to" => out.screenshot_to = Some(PathBuf::from(value("a file name")?)),
-            "--connect" => connect.push(value("an endpoint")?),
-            "--listen" => listen.push(value("an endpoint")?),
-            "--key" => keys.push(value("a key expression")?),
-            "--capture-mb" => {
-                let v = value("a number of MiB")?;
-                let mib: usize =
-                    v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        format!("--capture-mb wants a positive number, not {v:?}")
-                    })?;
-                cap_bytes = mib.saturating_mul(1 << 20);
+/// A `--capture-mb` value: a positive whole number of MiB.
+fn positive_mib(value: &str) -> Result<u64, String> {
+    value
+        .parse()
+        .ok()
+        .filter(|&mib| mib > 0)
+        .ok_or_else(|| "expected a positive whole number of MiB".to_string())
+}
+
+impl Cli {
+    fn into_args(self) -> Args {
+        let live = self.zenoh.names_a_network().then(|| {
+            let mut options = LiveOptions::connect("", "**");
+            options.session = self.zenoh.options();
+            if !self.keys.is_empty() {
+                options.key_exprs = self.keys;
             }
-            "--spill" => spill = true,
-            "--mode" => mode = Some(value("peer or client")?.parse::<Mode>()?),
-            "--zenoh-config" => config_file = Some(PathBuf::from(value("a file name")?)),
-            "--scouting" => scouting = true,
-            "--demo-recording" => out.demo_recording = true,
-            "-h" | "--help" => return Err(USAGE.to_owned()),
-            s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
-            _ => {
-                if out.path.is_some() {
-                    return Err(format!("only one recording can be opened\n{USAGE}"));
-                }
-                out.path = Some(PathBuf::from(arg));
-            }
+            let mib = usize::try_from(self.capture_mb).unwrap_or(usize::MAX);
+            options.cap_bytes = mib.saturating_mul(1 << 20);
+            options.spill = self.spill;
+            options
+        });
+        Args {
+            path: self.path,
+            live,
+            demo_recording: self.demo_recording,
+            screenshot_to: self.screenshot_to,
         }
     }
-    if out.demo_recording && out.path.is_some() {
-        return Err(format!(
-            "open a recording or the demo recording, not both\n{USAGE}"
-        ));
-    }
-    if !connect.is_empty() || !listen.is_empty() || config_file.is_some() || scouting {
-        if out.path.is_some() || out.demo_recording {
-            return Err(format!(
-                "open a recording or capture live data, not both\n{USAGE}"
-            ));
-        }
-        let mut options = LiveOptions::connect("", "**");
-        options.session.connect = connect;
-        options.session.listen = listen;
-        options.session.mode = mode;
-        options.session.config_file = config_file;
-        options.session.multicast_scouting = scouting;
-        if !keys.is_empty() {
-            options.key_exprs = keys;
-        }
-        options.cap_bytes = cap_bytes;
-        options.spill = spill;
-        out.live = Some(options);
-    } else if !keys.is_empty() || spill || mode.is_some() {
-        return Err(format!(
-            "--key, --spill and --mode need --connect, --listen, --zenoh-config or \
-             --scouting\n{USAGE}"
-        ));
-    }
-    Ok(out)
+}
+
+/// Parses a command line, program name first (as [`std::env::args_os`] gives it). `--help`,
+/// `--version` and mistakes come back as the error; [`clap::Error::exit`] prints them and exits
+/// as clap does (0 for help and version, 2 for a mistake).
+pub fn parse<I, T>(argv: I) -> Result<Args, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    Ok(Cli::try_parse_from(argv)?.into_args())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::error::ErrorKind;
 
-    fn args(list: &[&str]) -> Result<Args, String> {
-        parse(list.iter().map(|s| s.to_string()))
+    use super::*;
+    use bag::live::Mode;
+
+    fn args(list: &[&str]) -> Result<Args, clap::Error> {
+        parse(std::iter::once("scope").chain(list.iter().copied()))
     }
 
     #[test]
@@ -133,6 +136,7 @@ mod tests {
         assert!(args(&["--bogus"]).is_err());
         assert!(args(&["--demo-recording"]).expect("parses").demo_recording);
         assert!(args(&["bag", "--demo-recording"]).is_err(), "both");
+        assert!(args(&["one", "two"]).is_err(), "two recordings");
     }
 
     #[test]
@@ -150,12 +154,29 @@ mod tests {
         assert_eq!(live.session.connect, vec!["tcp/10.0.0.2:7447".to_string()]);
         assert_eq!(live.key_exprs, vec!["car/**".to_string()]);
         assert_eq!(live.cap_bytes, 64 << 20);
+        assert!(!live.spill && !live.simulate);
         assert!(args(&["--key", "x"]).is_err(), "--key alone");
+        assert!(args(&["--spill"]).is_err(), "--spill alone");
         assert!(
             args(&["bag", "--connect", "tcp/1.2.3.4:7447"]).is_err(),
             "both"
         );
-        assert!(args(&["--connect", "e", "--capture-mb", "0"]).is_err());
+        assert!(args(&["--demo-recording", "--scouting"]).is_err(), "both");
+        let zero = args(&["--connect", "e", "--capture-mb", "0"]).expect_err("no room");
+        assert!(zero.to_string().contains("positive"), "{zero}");
+    }
+
+    #[test]
+    fn live_capture_defaults_to_everything_in_a_gib() {
+        let live = args(&["--listen", "tcp/0.0.0.0:7447", "--spill"])
+            .expect("parses")
+            .live
+            .expect("live");
+        assert_eq!(live.session.listen, vec!["tcp/0.0.0.0:7447".to_string()]);
+        assert_eq!(live.key_exprs, vec!["**".to_string()]);
+        assert_eq!(live.cap_bytes, DEFAULT_CAP_BYTES);
+        assert!(live.spill);
+        assert!(!live.session.in_process);
     }
 
     #[test]
@@ -173,7 +194,31 @@ mod tests {
         assert_eq!(session.mode, Some(Mode::Client));
         assert!(session.multicast_scouting);
         let err = args(&["--connect", "e", "--mode", "router"]).expect_err("bad mode");
-        assert!(err.contains("router"), "{err}");
+        assert!(err.to_string().contains("router"), "{err}");
         assert!(args(&["--mode", "client"]).is_err(), "--mode alone");
+    }
+
+    #[test]
+    fn help_lists_every_flag_and_a_misspelt_one_gets_a_suggestion() {
+        let help = args(&["--help"]).expect_err("help is not a command line");
+        assert_eq!(help.kind(), ErrorKind::DisplayHelp);
+        let text = help.to_string();
+        for flag in [
+            "--demo-recording",
+            "--screenshot-to",
+            "--connect",
+            "--listen",
+            "--mode",
+            "--zenoh-config",
+            "--scouting",
+            "--key",
+            "--capture-mb",
+            "--spill",
+        ] {
+            assert!(text.contains(flag), "{flag} missing from:\n{text}");
+        }
+        let typo = args(&["--conect", "tcp/10.0.0.2:7447"]).expect_err("unknown flag");
+        assert_eq!(typo.kind(), ErrorKind::UnknownArgument);
+        assert!(typo.to_string().contains("--connect"), "{typo}");
     }
 }

@@ -1,21 +1,15 @@
 //! The built-in demo recording: a few minutes of the simulated drive from [`schemas::sample`],
-//! written with our [`BagWriter`] at realistic rates, with the flaws a real recording has (dropped
-//! messages, unstamped samples, a topic advertised but never published, a torn last part).
+//! written with our [`BagWriter`] at the rates of [`schemas::vehicle`] (the live simulator's
+//! table), with the flaws a real recording has (dropped messages, unstamped samples, a topic
+//! advertised but never published, a torn last part).
 
 use std::path::{Path, PathBuf};
 
 use bag::{BagWriter, ChannelSpec, WriteOptions};
+use schemas::vehicle::{SILENT_TOPIC, Schedule, TOPICS};
 
-/// The demo's topics: (topic, registry name, rate in Hz).
-pub const DEMO_TOPICS: &[(&str, &str, f64)] = &[
-    ("car/imu", "Imu", 200.0),
-    ("car/wheels", "WheelSpeeds", 100.0),
-    ("car/engine", "EngineRpm", 50.0),
-    ("car/driver", "DriverInputs", 50.0),
-    ("car/gnss", "GnssFix", 10.0),
-    ("car/battery", "Battery", 1.0),
-    ("car/diagnostics", "DiagnosticLog", 0.2),
-];
+/// The topic whose messages the demo's recorder "dropped".
+pub const DEMO_DROPPED_TOPIC: &str = "car/imu";
 
 /// IMU messages the demo's recorder "dropped": missing from the recording, counted in
 /// metadata.yaml.
@@ -53,30 +47,32 @@ pub fn write_demo(dir: &Path, options: DemoOptions) -> Result<PathBuf, String> {
     let mut writer =
         BagWriter::create(dir, WriteOptions::new().part_max_duration_ns(Some(part_ns)))
             .map_err(err)?;
-    let mut channels = Vec::new();
-    for &(topic, registry, rate) in DEMO_TOPICS {
-        let Some(info) = schemas::by_name(registry) else {
-            return Err(format!("schema {registry} is not registered"));
+    let mut channels = Vec::with_capacity(TOPICS.len());
+    for topic in TOPICS {
+        let Some(info) = schemas::by_name(topic.schema) else {
+            return Err(format!("schema {} is not registered", topic.schema));
         };
-        let id = writer.add_channel(ChannelSpec::capnp(
-            topic,
+        channels.push(writer.add_channel(ChannelSpec::capnp(
+            topic.topic,
             info.registry_name,
             info.capnp_name,
             info.descriptor,
-        ));
-        channels.push((id, registry, rate, 0u64));
+        )));
     }
-    writer.advertise("car/camera/front", "DiagnosticLog");
+    writer.advertise(SILENT_TOPIC.topic, SILENT_TOPIC.schema);
     // The recorder "drops" DEMO_DROPPED IMU messages a little past the middle: a silence in
     // that topic, which the scope finds, and the count metadata.yaml carries.
-    let imu_gap_start = (options.duration_secs * 0.53 * 200.0) as u64;
+    let imu_rate = TOPICS
+        .iter()
+        .find(|t| t.topic == DEMO_DROPPED_TOPIC)
+        .map_or(0.0, |t| t.rate_hz);
+    let imu_gap_start = (options.duration_secs * 0.53 * imu_rate) as u64;
     let imu_gap = imu_gap_start..imu_gap_start + DEMO_DROPPED;
-    // Every topic's next due time; merge them in time order.
-    let mut next: Vec<f64> = vec![0.0; channels.len()];
     // `bag record` closes a chunk once it is a second old; the demo, written faster than real
     // time, closes one per simulated second to have the same layout on disk.
     let mut chunk_end = 1.0;
-    while let Some((i, &t)) = next.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)) {
+    for due in Schedule::new() {
+        let t = due.t_secs;
         if t >= options.duration_secs {
             break;
         }
@@ -84,25 +80,23 @@ pub fn write_demo(dir: &Path, options: DemoOptions) -> Result<PathBuf, String> {
             writer.flush().map_err(err)?;
             chunk_end = t.floor() + 1.0;
         }
-        let Some((id, registry, rate, seq)) = channels.get_mut(i) else {
+        let Some(&id) = channels.get(due.index) else {
             break;
         };
-        let bytes = schemas::sample::encode(registry, t, *seq).map_err(|e| e.to_string())?;
+        let bytes =
+            schemas::sample::encode(due.topic.schema, t, due.seq).map_err(|e| e.to_string())?;
         let log_ns = options.start_ns + (t * 1e9) as u64;
-        // Publisher clocks run 0.4-3 ms behind the recorder, with a slow wobble; the battery
-        // monitor sometimes sends without a timestamp.
-        let lag_ns = 400_000 + ((*seq * 7919) % 2_600_000);
-        let publish = if *registry == "Battery" && *seq % 15 == 7 {
+        // Publisher clocks run 0.4-3 ms behind the recorder, with a slow wobble. The battery
+        // monitor, whose live publisher sends no timestamps (`stamped: false` in the table),
+        // lacks one here on every 15th message only, as the demo recording always had it.
+        let lag_ns = 400_000 + ((due.seq * 7919) % 2_600_000);
+        let publish = if !due.topic.stamped && due.seq % 15 == 7 {
             None
         } else {
             Some(log_ns.saturating_sub(lag_ns))
         };
-        if !(*registry == "Imu" && imu_gap.contains(seq)) {
-            writer.write(*id, log_ns, publish, &bytes).map_err(err)?;
-        }
-        *seq += 1;
-        if let Some(n) = next.get_mut(i) {
-            *n = *seq as f64 / *rate;
+        if !(due.topic.topic == DEMO_DROPPED_TOPIC && imu_gap.contains(&due.seq)) {
+            writer.write(id, log_ns, publish, &bytes).map_err(err)?;
         }
     }
     writer.add_dropped(DEMO_DROPPED);
@@ -133,4 +127,51 @@ pub fn write_demo_in_temp() -> Result<PathBuf, String> {
         std::fs::remove_dir_all(&dir).map_err(|e| format!("clearing {}: {e}", dir.display()))?;
     }
     write_demo(&dir, DemoOptions::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use bag::BagReader;
+
+    use super::*;
+
+    /// The demo and the live simulator show one car: the recording has exactly the topics,
+    /// schemas, rates and silent topic of `schemas::vehicle`, which the simulator publishes.
+    #[test]
+    fn the_demo_recording_has_the_simulated_vehicles_topics_at_its_rates() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let duration_secs = 30.0;
+        let path = write_demo(
+            &dir.path().join("drive"),
+            DemoOptions {
+                duration_secs,
+                part_secs: 15.0,
+                tear_fraction: 0.0,
+                ..DemoOptions::default()
+            },
+        )
+        .expect("demo");
+        let reader = BagReader::open(&path).expect("open");
+        assert_eq!(reader.channels().len(), TOPICS.len());
+        for topic in TOPICS {
+            let channel = reader
+                .channels()
+                .iter()
+                .find(|c| c.spec.topic == topic.topic)
+                .unwrap_or_else(|| panic!("{} is missing", topic.topic));
+            assert_eq!(channel.spec.type_name(), topic.schema);
+            let mut expected = (duration_secs * topic.rate_hz).ceil() as u64;
+            if topic.topic == DEMO_DROPPED_TOPIC {
+                expected -= DEMO_DROPPED;
+            }
+            assert_eq!(channel.message_count, expected, "{}", topic.topic);
+        }
+        let silent: Vec<(&str, &str)> = reader
+            .advertised_never_published()
+            .iter()
+            .map(|a| (a.topic.as_str(), a.schema.as_str()))
+            .collect();
+        assert_eq!(silent, [(SILENT_TOPIC.topic, SILENT_TOPIC.schema)]);
+        assert_eq!(reader.dropped_messages(), Some(DEMO_DROPPED));
+    }
 }

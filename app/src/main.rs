@@ -8,16 +8,10 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use scope::Scope;
 
 fn main() -> ExitCode {
-    let args = match scope::cli::parse(std::env::args().skip(1)) {
+    let args = match scope::cli::parse(std::env::args_os()) {
         Ok(a) => a,
-        Err(e) if e == scope::cli::USAGE => {
-            println!("{e}");
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        // Help and version on stdout with 0, a mistake on stderr with 2.
+        Err(e) => e.exit(),
     };
     let exit_code = Arc::new(AtomicI32::new(0));
     let screenshot = args.screenshot_to.is_some();

@@ -1,7 +1,8 @@
 //! Live data over zenoh (cargo feature `live`): the conventions of ARCHITECTURE.md in one place,
 //! shared by `bag record | play | sim` and the scope.
 //!
-//! - [`SessionOptions`]: the flags every command that touches zenoh takes.
+//! - [`ZenohArgs`]: the flags every command line that touches zenoh takes (clap arguments with
+//!   the cargo feature `clap`), and [`SessionOptions`], the session they describe.
 //! - [`Subscription`]: subscribes to key expressions; its callback never blocks, it pushes each
 //!   sample into a [`DropQueue`](crate::DropQueue) that evicts and counts when the consumer
 //!   falls behind. It also watches the advertisement tokens ([`Advertisements`]).
@@ -19,6 +20,7 @@ mod record;
 mod session;
 pub mod sim;
 mod subscribe;
+mod zenoh_args;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -32,6 +34,7 @@ pub use subscribe::{
 };
 /// The zenoh session type, re-exported so users need not depend on zenoh for it.
 pub use zenoh::Session;
+pub use zenoh_args::ZenohArgs;
 
 use crate::channel::{ChannelSpec, REGISTRY_SCHEMA_KEY};
 

@@ -7,7 +7,10 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bag::live::{LiveMessage, LivePublisher, Recorder, SessionOptions, Subscription, advertise};
+use bag::live::sim::Simulator;
+use bag::live::{
+    LiveMessage, LivePublisher, Recorder, SessionOptions, Subscription, advertise, capnp_encoding,
+};
 use bag::{BagReader, BagWriter, DropQueue, ReadFilter, WriteOptions};
 use zenoh::{Session, Wait};
 
@@ -209,4 +212,76 @@ fn a_sample_that_several_key_expressions_match_is_queued_once() {
     drop(subscription);
     publisher_side.close().wait().expect("close");
     recorder_side.close().wait().expect("close");
+}
+
+/// The simulator publishes the table of `schemas::vehicle`, which the scope's demo recording is
+/// written from too: its topics with their schemas, unstamped where the table says so, and the
+/// silent topic advertised.
+#[test]
+fn the_simulator_publishes_the_simulated_vehicles_table() {
+    use schemas::vehicle::{SILENT_TOPIC, TOPICS};
+
+    let session = SessionOptions::in_process().open().expect("session");
+    let queue = Arc::new(DropQueue::<LiveMessage>::new(usize::MAX, 64 << 20));
+    let subscription = Subscription::start(&session, &["car/**".to_string()], Arc::clone(&queue))
+        .expect("subscribe");
+    let simulator = Simulator::start(&session).expect("simulator");
+    // Every topic's first message is due at the start; the advertisements come with them.
+    wait_until("every topic and token", Duration::from_secs(20), || {
+        subscription.topics().len() == TOPICS.len()
+            && subscription.advertisements().snapshot().len() == TOPICS.len() + 1
+    });
+    simulator.stop().expect("stop");
+
+    let mut topics: Vec<(String, String)> = subscription
+        .topics()
+        .since(0)
+        .into_iter()
+        .map(|t| (t.key, t.encoding))
+        .collect();
+    topics.sort();
+    let mut expected: Vec<(String, String)> = TOPICS
+        .iter()
+        .map(|t| (t.topic.to_string(), capnp_encoding(t.schema)))
+        .collect();
+    expected.sort();
+    assert_eq!(topics, expected);
+
+    let mut advertised: Vec<(String, String)> = subscription
+        .advertisements()
+        .snapshot()
+        .into_iter()
+        .map(|a| (a.topic, a.schema))
+        .collect();
+    advertised.sort();
+    let mut expected: Vec<(String, String)> = TOPICS
+        .iter()
+        .map(|t| (t.topic, t.schema))
+        .chain([(SILENT_TOPIC.topic, SILENT_TOPIC.schema)])
+        .map(|(topic, schema)| (topic.to_string(), schema.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(advertised, expected);
+
+    let mut messages = Vec::new();
+    queue.drain_into(&mut messages);
+    assert!(messages.iter().any(|m| m.publish_time_ns.is_none()));
+    for message in &messages {
+        let topic = subscription
+            .topics()
+            .get(message.topic)
+            .expect("known topic");
+        let row = TOPICS
+            .iter()
+            .find(|t| t.topic == topic.key)
+            .expect("a table topic");
+        assert_eq!(
+            message.publish_time_ns.is_some(),
+            row.stamped,
+            "{}",
+            topic.key
+        );
+    }
+    drop(subscription);
+    bag::live::close(session).expect("close");
 }

@@ -7,6 +7,10 @@
 //! [`SchemaInfo::descriptor`]: a `CodeGeneratorRequest` holding only the nodes that type needs,
 //! from which a reader can decode the messages without generated code.
 //!
+//! [`sample`] says what the simulated vehicle's messages carry at any moment, [`vehicle`] which
+//! topics it publishes and how often; the live simulator and the scope's demo recording both
+//! take them from here.
+//!
 //! The `.capnp` sources are in `schemas/capnp/`. The generated Rust (`src/generated/`) and the
 //! descriptors (`descriptors/`) are committed, so building this crate needs no Cap'n Proto
 //! compiler; after editing a schema, run `schemas/regenerate.sh` and commit what it writes.
@@ -32,6 +36,7 @@
 mod error;
 mod registry;
 pub mod sample;
+pub mod vehicle;
 
 pub use error::Error;
 pub use registry::{

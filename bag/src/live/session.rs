@@ -8,6 +8,7 @@ use super::{LiveError, zenoh_error};
 
 /// How the session joins the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Mode {
     /// Talks to other peers directly (zenoh's default).
     #[default]

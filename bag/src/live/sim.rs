@@ -1,59 +1,18 @@
 //! The simulated vehicle: our schemas published at realistic rates, with the flaws a real
 //! network has (a topic advertised but never published, a publisher without timestamps). It
-//! drives the scope's demo and `bag sim`.
+//! drives the scope's live demo and `bag sim`. Its topics, rates and silent topic are
+//! [`schemas::vehicle`]'s, which the scope's demo recording is written from too.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use schemas::vehicle::{SILENT_TOPIC, Schedule, TOPICS};
 use zenoh::Session;
 use zenoh::liveliness::LivelinessToken;
 
 use super::{LiveError, LivePublisher, advertise};
-
-/// A simulated topic.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SimTopic {
-    /// Zenoh key.
-    pub topic: &'static str,
-    /// Registry schema name.
-    pub schema: &'static str,
-    /// Messages per second.
-    pub rate_hz: f64,
-    /// False for the one publisher that sends no timestamps.
-    pub stamped: bool,
-}
-
-/// What the simulator publishes.
-pub const TOPICS: &[SimTopic] = &[
-    SimTopic::stamped("car/imu", "Imu", 200.0),
-    SimTopic::stamped("car/wheels", "WheelSpeeds", 100.0),
-    SimTopic::stamped("car/engine", "EngineRpm", 50.0),
-    SimTopic::stamped("car/driver", "DriverInputs", 50.0),
-    SimTopic::stamped("car/gnss", "GnssFix", 10.0),
-    SimTopic {
-        topic: "car/battery",
-        schema: "Battery",
-        rate_hz: 2.0,
-        stamped: false,
-    },
-    SimTopic::stamped("car/diagnostics", "DiagnosticLog", 0.5),
-];
-
-/// A topic the simulator advertises and never publishes on (a camera that never came up).
-pub const SILENT_TOPIC: (&str, &str) = ("car/camera/front", "DiagnosticLog");
-
-impl SimTopic {
-    const fn stamped(topic: &'static str, schema: &'static str, rate_hz: f64) -> Self {
-        SimTopic {
-            topic,
-            schema,
-            rate_hz,
-            stamped: true,
-        }
-    }
-}
 
 /// A running simulator; dropping it stops it.
 pub struct Simulator {
@@ -82,7 +41,7 @@ impl Simulator {
                 publisher.without_timestamps()
             });
         }
-        let silent = advertise(session, SILENT_TOPIC.1, SILENT_TOPIC.0)?;
+        let silent = advertise(session, SILENT_TOPIC.schema, SILENT_TOPIC.topic)?;
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(AtomicU64::new(0));
         let thread = {
@@ -127,7 +86,7 @@ impl Simulator {
 
 impl Drop for Simulator {
     fn drop(&mut self) {
-        let _ = self.stop_thread();
+        self.stop_thread().ok();
     }
 }
 
@@ -138,36 +97,30 @@ fn run(
     published: &AtomicU64,
 ) -> Result<(), LiveError> {
     let start = Instant::now();
-    let mut seq = vec![0u64; TOPICS.len()];
+    let mut schedule = Schedule::new();
+    let mut next = schedule.next();
     while !stop.load(Ordering::Relaxed) {
-        // The topic due first: message `seq` of a topic is due at `seq / rate` seconds.
-        let due = TOPICS
-            .iter()
-            .zip(&seq)
-            .map(|(t, &n)| n as f64 / t.rate_hz)
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        let Some((i, at)) = due else {
+        let Some(due) = next else {
             return Ok(());
         };
-        let wait = Duration::from_secs_f64(at).saturating_sub(start.elapsed());
+        let wait = Duration::from_secs_f64(due.t_secs).saturating_sub(start.elapsed());
         if !wait.is_zero() {
             std::thread::sleep(wait.min(Duration::from_millis(50)));
             continue;
         }
-        let (Some(topic), Some(publisher), Some(n)) =
-            (TOPICS.get(i), publishers.get(i), seq.get_mut(i))
-        else {
+        let Some(publisher) = publishers.get(due.index) else {
             return Ok(());
         };
-        let bytes =
-            schemas::sample::encode(topic.schema, at, *n).map_err(|e| LiveError::Declare {
-                what: format!("encoding {} #{n}", topic.schema),
+        let schema = due.topic.schema;
+        let bytes = schemas::sample::encode(schema, due.t_secs, due.seq).map_err(|e| {
+            LiveError::Declare {
+                what: format!("encoding {schema} #{}", due.seq),
                 reason: e.to_string(),
-            })?;
+            }
+        })?;
         publisher.put(bytes)?;
         published.fetch_add(1, Ordering::Relaxed);
-        *n += 1;
+        next = schedule.next();
     }
     Ok(())
 }

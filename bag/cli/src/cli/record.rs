@@ -6,14 +6,13 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bag::live::{RECORD_COMPRESSION_LEVEL, RECORD_QUEUE_MIB, Recorder, Subscription};
+use bag::live::{RECORD_COMPRESSION_LEVEL, RECORD_QUEUE_MIB, Recorder, Subscription, ZenohArgs};
 use bag::{BagWriter, Compression, DropQueue, WriteOptions};
 use clap::Args;
-use zenoh::Wait;
 
 use super::Outcome;
+use super::live_command::{self, deadline_after, stop_on_ctrl_c};
 use super::progress::Status;
-use super::zenoh_args::{ZenohArgs, deadline_after, stop_on_ctrl_c};
 
 #[derive(Debug, Args)]
 pub struct RecordArgs {
@@ -67,7 +66,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
     let stop = stop_on_ctrl_c()?;
     // The session and the subscription first: bad flags or key expressions must not leave a
     // bag behind. What arrives before the writer exists waits in the queue.
-    let session = args.zenoh.open()?;
+    let session = live_command::open(&args.zenoh)?;
     let queue = Arc::new(DropQueue::new(usize::MAX, args.queue_size.max(1) << 20));
     let subscription = Subscription::start(&session, &args.key_exprs, Arc::clone(&queue))?;
     let writer = BagWriter::create(&args.out, options)
@@ -88,8 +87,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
         if last_tick.elapsed() >= Duration::from_millis(500) {
             let stats = recorder.stats();
             let rate = (stats.messages - last_count) as f64 / last_tick.elapsed().as_secs_f64();
-            let info = session.info();
-            let links = info.peers_zid().wait().count() + info.routers_zid().wait().count();
+            let links = bag::live::link_count(&session);
             status.set(format!(
                 "{:.0} s  {links} links  {} messages  {rate:.0}/s  {:.1} MiB  {} topics  {} dropped",
                 started.elapsed().as_secs_f64(),
@@ -110,8 +108,8 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
     recorder.pump(&queue, Duration::ZERO)?;
     queue.close();
     let summary = recorder.finish(&advertised)?;
-    if let Err(e) = session.close().wait() {
-        eprintln!("warning: closing the zenoh session: {e}");
+    if let Err(e) = bag::live::close(session) {
+        eprintln!("warning: {e}");
     }
 
     println!(

@@ -5,14 +5,13 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bag::live::{LivePublisher, advertise, encoding_for, key_for_topic};
+use bag::live::{LivePublisher, ZenohArgs, advertise, encoding_for, key_for_topic};
 use bag::{BagReader, REGISTRY_SCHEMA_KEY, ReadFilter};
 use clap::Args;
-use zenoh::Wait;
 
 use super::Outcome;
+use super::live_command::{self, stop_on_ctrl_c};
 use super::progress::Status;
-use super::zenoh_args::{ZenohArgs, stop_on_ctrl_c};
 
 #[derive(Debug, Args)]
 pub struct PlayArgs {
@@ -80,7 +79,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
     }
 
     let stop = stop_on_ctrl_c()?;
-    let session = args.zenoh.open()?;
+    let session = live_command::open(&args.zenoh)?;
     let mut publishers = Vec::new();
     for channel in reader.channels() {
         let key = key_for_topic(&channel.spec.topic);
@@ -168,8 +167,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
     }
     status.finish();
     drop(publishers);
-    if let Err(e) = session.close().wait() {
-        eprintln!("warning: closing the zenoh session: {e}");
+    if let Err(e) = bag::live::close(session) {
+        eprintln!("warning: {e}");
     }
     println!("published {published} messages");
     for issue in &issues {

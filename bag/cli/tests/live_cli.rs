@@ -1,7 +1,5 @@
 //! `bag record | play | sim` as a user runs them, on loopback.
 
-#![cfg(feature = "cli")]
-
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

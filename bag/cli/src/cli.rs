@@ -4,13 +4,13 @@ mod cat;
 mod export;
 mod format;
 mod info;
+mod live_command;
 mod play;
 mod progress;
 mod record;
 mod reindex;
 mod sim;
 mod verify;
-mod zenoh_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

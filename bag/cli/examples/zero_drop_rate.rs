@@ -1,7 +1,7 @@
 //! The highest rate `bag record` keeps up with without dropping anything, as a share of what a
 //! bare zenoh subscriber receives in the same run (issue 6 asks for >= 0.8).
 //!
-//! `cargo run --release -p bag --features live --example zero_drop_rate [SWEEPS] [PAYLOAD]
+//! `cargo run --release -p bag-cli --example zero_drop_rate [SWEEPS] [PAYLOAD]
 //! [SECONDS] [SETTINGS]`: 3 sweeps of `waves` payloads in 45-second steps, recorded as `bag
 //! record` records (zstd at its level), unless given. Payloads are `waves`, `imu` or
 //! `constant`, described in [`support::payloads`]. SETTINGS is a comma-separated list of zstd

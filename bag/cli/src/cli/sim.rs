@@ -3,13 +3,14 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use bag::live::sim::{SILENT_TOPIC, Simulator, TOPICS};
+use bag::live::ZenohArgs;
+use bag::live::sim::Simulator;
 use clap::Args;
-use zenoh::Wait;
+use schemas::vehicle::{SILENT_TOPIC, TOPICS};
 
 use super::Outcome;
+use super::live_command::{self, deadline_after, stop_on_ctrl_c};
 use super::progress::Status;
-use super::zenoh_args::{ZenohArgs, deadline_after, stop_on_ctrl_c};
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
@@ -23,7 +24,7 @@ pub struct SimArgs {
 pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     let deadline = args.duration.map(deadline_after).transpose()?;
     let stop = stop_on_ctrl_c()?;
-    let session = args.zenoh.open()?;
+    let session = live_command::open(&args.zenoh)?;
     let simulator = Simulator::start(&session)?;
     eprintln!(
         "simulating a vehicle ({}); Ctrl-C stops",
@@ -38,7 +39,7 @@ pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     }
     eprintln!(
         "  {:<18} {:<14} advertised, never published",
-        SILENT_TOPIC.0, SILENT_TOPIC.1
+        SILENT_TOPIC.topic, SILENT_TOPIC.schema
     );
     let status = Status::new();
     while !stop.load(Ordering::SeqCst) && deadline.is_none_or(|d| Instant::now() < d) {
@@ -48,8 +49,8 @@ pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     status.finish();
     let published = simulator.published();
     simulator.stop()?;
-    if let Err(e) = session.close().wait() {
-        eprintln!("warning: closing the zenoh session: {e}");
+    if let Err(e) = bag::live::close(session) {
+        eprintln!("warning: {e}");
     }
     println!("published {published} messages");
     Ok(Outcome::Clean)

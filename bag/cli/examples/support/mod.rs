@@ -10,7 +10,7 @@ use bag::live::SessionOptions;
 use zenoh::pubsub::Subscriber;
 use zenoh::{Session, Wait};
 
-/// mimalloc, as in `bag` (see bag/src/main.rs).
+/// mimalloc, as in `bag` (see bag/cli/src/main.rs).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

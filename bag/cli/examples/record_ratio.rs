@@ -1,6 +1,6 @@
 //! The record-rate ratio of `benches/live.rs` on a noisy machine: bursts to a bare subscriber
 //! and to the recorder alternate, so both see the same load, and the medians are compared.
-//! `cargo run --release -p bag --features live --example record_ratio [ROUNDS] [COMPRESSION]
+//! `cargo run --release -p bag-cli --example record_ratio [ROUNDS] [COMPRESSION]
 //! [PAYLOAD] [LEVEL]` (compression zstd, as `bag record` writes, lz4 or none; the zstd level of
 //! `bag record` unless given; payloads `waves`, the default, `imu` or `constant`, described in
 //! [`support::payloads`]).
