@@ -23,6 +23,9 @@ use crate::save::{SaveProgress, save_capture};
 use crate::timeline::{Playback, Step, advance, timeline_ui};
 use crate::tree::topic_tree_ui;
 
+mod icon;
+pub use icon::icon;
+
 /// How many recent files are remembered.
 const RECENT_MAX: usize = 10;
 

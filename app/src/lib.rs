@@ -52,5 +52,5 @@ pub mod timeline;
 pub mod topic_data;
 pub mod tree;
 
-pub use app::Scope;
+pub use app::{Scope, icon};
 pub use source::{DataSource, RecordingSource};
