@@ -10,20 +10,25 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use decode::LeafKind;
 use egui::{Key, RichText};
 
-use crate::health::health_ui;
-use crate::inspector::{Inspector, inspector_ui};
-use crate::layout::{Layout, Persisted, PlotSpec, SignalRef};
-use crate::live::{LiveCapture, LiveOptions};
-use crate::open::{
+use crate::app::open::{
     OpenEvent, PickKind, PickPath, demo_in_background, open_in_background, pick_in_background,
 };
-use crate::plots::{PlotView, plot_stack_ui};
+use crate::data::inspector::Inspector;
+use crate::data::layout::{Layout, Persisted, PlotSpec, SignalRef};
+use crate::live::save::{SaveProgress, save_capture};
+use crate::live::{LiveCapture, LiveOptions};
 use crate::recording::Recording;
-use crate::save::{SaveProgress, save_capture};
-use crate::timeline::{Playback, Step, advance, timeline_ui};
-use crate::tree::topic_tree_ui;
+use crate::ui::health::health_ui;
+use crate::ui::inspector::inspector_ui;
+use crate::ui::plots::{PlotView, plot_stack_ui};
+use crate::ui::theme;
+use crate::ui::timeline::{Playback, Step, advance, timeline_ui};
+use crate::ui::tree::topic_tree_ui;
 
 mod icon;
+pub mod open;
+pub mod screenshot;
+
 pub use icon::icon;
 
 /// How many recent files are remembered.
@@ -140,7 +145,7 @@ impl std::fmt::Debug for Scope {
 }
 
 impl Scope {
-    /// A scope with nothing open; `pick` is the file dialog (see [`crate::open::native_dialog`]).
+    /// A scope with nothing open; `pick` is the file dialog (see [`crate::app::open::native_dialog`]).
     pub fn new(pick: PickPath) -> Self {
         let (open_tx, open_rx) = bounded(8);
         Self {
@@ -720,10 +725,7 @@ impl Scope {
         if let Some(err) = self.error.clone() {
             egui::Panel::top("scope-error").show(ui, |ui| {
                 ui.horizontal(|ui| {
-                    ui.colored_label(
-                        egui::Color32::from_rgb(0xf0, 0x60, 0x60),
-                        format!("Error: {err}"),
-                    );
+                    ui.colored_label(theme::ERROR, format!("Error: {err}"));
                     if ui.small_button("Dismiss").clicked() {
                         self.error = None;
                     }
@@ -926,20 +928,14 @@ impl Scope {
         let stats = rec.live_stats();
         ui.horizontal(|ui| {
             let (dot, text) = if !stats.connected {
-                (
-                    egui::Color32::from_rgb(0xe0, 0xa0, 0x30),
-                    "connecting".to_owned(),
-                )
+                (theme::LINK_WAITING, "connecting".to_owned())
             } else if rec.capture().is_some_and(|c| c.options().simulate) {
-                (
-                    egui::Color32::from_rgb(0x59, 0xc2, 0x6b),
-                    "in-process".to_owned(),
-                )
+                (theme::LINK_UP, "in-process".to_owned())
             } else {
                 let color = if stats.links > 0 {
-                    egui::Color32::from_rgb(0x59, 0xc2, 0x6b)
+                    theme::LINK_UP
                 } else {
-                    egui::Color32::from_rgb(0xe0, 0xa0, 0x30)
+                    theme::LINK_WAITING
                 };
                 (color, format!("{} links", stats.links))
             };
@@ -952,8 +948,8 @@ impl Scope {
             let fill = stats.held_bytes as f64 / stats.cap_bytes.max(1) as f64;
             ui.label(format!(
                 "buffer {} / {} ({:.1}%)",
-                crate::format::format_bytes(stats.held_bytes as u64),
-                crate::format::format_bytes(stats.cap_bytes as u64),
+                crate::ui::format::format_bytes(stats.held_bytes as u64),
+                crate::ui::format::format_bytes(stats.cap_bytes as u64),
                 fill * 100.0
             ));
             ui.separator();
@@ -1044,7 +1040,7 @@ impl Scope {
             let repaint = ctx.clone();
             ctx.request_screenshot(move |image| {
                 std::thread::spawn(move || {
-                    let r = crate::screenshot::write_png(&image, &out);
+                    let r = crate::app::screenshot::write_png(&image, &out);
                     if let Ok(mut s) = slot.lock() {
                         *s = Some(r);
                     }

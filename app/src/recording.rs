@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::data::loader::{LoadEvent, Loader};
+use crate::data::source::{DataSource, SourceSummary};
+use crate::data::topic_data::TopicData;
 use crate::live::{LiveCapture, LiveEvent, LiveStats};
-use crate::loader::{LoadEvent, Loader};
-use crate::source::{DataSource, SourceSummary};
-use crate::topic_data::TopicData;
 
 /// Evicted messages a live topic keeps in its columns before they are dropped (dropping
 /// rebuilds the columns, so it waits until a good share is dead).

@@ -9,9 +9,9 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
-use scope::format::format_value;
-use scope::layout::SignalRef;
-use scope::open::PickPath;
+use scope::app::open::PickPath;
+use scope::data::layout::SignalRef;
+use scope::ui::format::format_value;
 
 const T0: u64 = 1_700_000_000_000_000_000;
 

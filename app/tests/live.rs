@@ -10,12 +10,12 @@ use bag::{BagReader, ReadFilter};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
+use scope::app::open::PickPath;
+use scope::data::source::{DataSource, RecordingSource};
+use scope::data::topic_data::TopicData;
+use scope::live::save::{SaveProgress, save_capture};
 use scope::live::{LiveCapture, LiveEvent, LiveOptions};
-use scope::open::PickPath;
 use scope::recording::Recording;
-use scope::save::{SaveProgress, save_capture};
-use scope::source::{DataSource, RecordingSource};
-use scope::topic_data::TopicData;
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -155,7 +155,7 @@ fn scope_value_of_rpm(bytes: &[u8]) -> f64 {
 #[test]
 fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
     // Room for about 100 of these messages.
-    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
     let (session, options) = publisher_and_capture_options(per_message * 100);
     let capture = LiveCapture::start(options, Arc::new(|| {}));
     // One message on an advertised topic, which the cap evicts: it did publish. And a topic
@@ -217,7 +217,7 @@ fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
 
 #[test]
 fn with_spill_to_disk_the_saved_capture_keeps_what_the_cap_evicted() {
-    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
     let (session, mut options) = publisher_and_capture_options(per_message * 100);
     options.spill = true;
     let capture = LiveCapture::start(options, Arc::new(|| {}));
@@ -258,7 +258,7 @@ fn with_spill_to_disk_the_saved_capture_keeps_what_the_cap_evicted() {
 
 #[test]
 fn with_spill_to_disk_a_save_while_the_ring_turns_over_loses_nothing() {
-    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
     let (session, mut options) = publisher_and_capture_options(per_message * 100);
     options.spill = true;
     let capture = LiveCapture::start(options, Arc::new(|| {}));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use bag::live::RECORD_COMPRESSION_LEVEL;
 use bag::{BagReader, BagWriter, ChannelId, ChannelSpec, ReadFilter, WriteOptions};
 
-use crate::capture::Stored;
+use crate::live::capture::Stored;
 
 /// Channel metadata key marking spilled messages that came without a timestamp (their MCAP
 /// publish time is their log time, which would otherwise read as stamped).

@@ -20,9 +20,9 @@ use std::collections::HashMap;
 use decode::{LeafKind, Plan, Row, SchemaSource, compile};
 use rayon::prelude::*;
 
-use crate::series::SeriesBuilder;
-use crate::source::{DataSource, MessageView, TimeWindow, TopicInfo};
-use crate::topic_data::{FieldColumn, Latency, TopicData};
+use crate::data::series::SeriesBuilder;
+use crate::data::source::{DataSource, MessageView, TimeWindow, TopicInfo};
+use crate::data::topic_data::{FieldColumn, Latency, TopicData};
 
 /// What the loader reports.
 #[derive(Debug)]
@@ -428,8 +428,8 @@ fn join(pieces: Vec<Piece>) -> TopicData {
         }
     }
     data.times_ns.shrink_to_fit();
-    data.time_levels = crate::topic_data::time_levels(&data.times_ns);
-    (data.gaps, data.gap_count) = crate::topic_data::find_gaps(&data.times_ns);
+    data.time_levels = crate::data::topic_data::time_levels(&data.times_ns);
+    (data.gaps, data.gap_count) = crate::data::topic_data::find_gaps(&data.times_ns);
     data.latency = Latency::from_ns(&mut latencies);
     data.fields = leaves
         .into_par_iter()
@@ -446,8 +446,8 @@ fn join(pieces: Vec<Piece>) -> TopicData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::source::RecordingSource;
     use crate::demo::{DemoOptions, write_demo};
-    use crate::source::RecordingSource;
 
     fn load(source: &RecordingSource, windows: &[TimeWindow]) -> Vec<Option<TopicData>> {
         let count = source.summary().topics.len();

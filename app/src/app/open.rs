@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
-use crate::source::{DataSource, RecordingSource};
+use crate::data::source::{DataSource, RecordingSource};
 
 /// What the user asked the dialog for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -79,7 +79,7 @@ impl<T: Sample> Typed<T> {
     /// Builds the pyramid over `values`: level 0 whenever there are values, and level `k + 1`
     /// while level `k` has more than `FANOUT` blocks (the rule [`time_levels`] follows).
     ///
-    /// [`time_levels`]: crate::topic_data::time_levels
+    /// [`time_levels`]: crate::data::topic_data::time_levels
     pub fn new(values: Vec<T>) -> Self {
         let mut levels: Vec<Vec<(T, T)>> = Vec::new();
         if !values.is_empty() {

@@ -9,7 +9,7 @@ use bag::live::RECORD_COMPRESSION_LEVEL;
 use bag::{BagSummary, BagWriter, ChannelId, WriteOptions};
 
 use crate::live::LiveShared;
-use crate::spill::copy_spilled;
+use crate::live::spill::copy_spilled;
 
 /// Messages written per lock of the store.
 const SLICE: u64 = 4_096;
