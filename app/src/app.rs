@@ -15,6 +15,7 @@ use crate::app::open::{
 };
 use crate::data::inspector::Inspector;
 use crate::data::layout::{Layout, Persisted, PlotSpec, SignalRef};
+use crate::error::Error;
 use crate::live::save::{SaveProgress, save_capture};
 use crate::live::{LiveCapture, LiveOptions};
 use crate::recording::Recording;
@@ -86,7 +87,7 @@ impl Default for ConnectForm {
 struct SaveJob {
     path: PathBuf,
     progress: Arc<SaveProgress>,
-    result: Receiver<Result<bag::BagSummary, String>>,
+    result: Receiver<Result<bag::BagSummary, Error>>,
 }
 
 /// A pending `--screenshot-to`.
@@ -96,7 +97,7 @@ struct ScreenshotJob {
     frames_ready: u32,
     requested: bool,
     started: Instant,
-    result: Arc<Mutex<Option<Result<(), String>>>>,
+    result: Arc<Mutex<Option<Result<(), Error>>>>,
     exit_code: Arc<AtomicI32>,
 }
 
@@ -110,7 +111,7 @@ pub struct Scope {
     recording: Option<Recording>,
     inspector: Option<Inspector>,
     /// The last error, shown until dismissed.
-    pub error: Option<String>,
+    pub error: Option<Error>,
     /// Recent files and layout (saved by eframe).
     pub persisted: Persisted,
     view: PlotView,
@@ -210,7 +211,12 @@ impl Scope {
             });
         match spawned {
             Ok(_) => self.save_pick = Some(rx),
-            Err(e) => self.error = Some(format!("cannot show the save dialog: {e}")),
+            Err(source) => {
+                self.error = Some(Error::Thread {
+                    name: "scope-save-dialog",
+                    source,
+                })
+            }
         }
     }
 
@@ -222,7 +228,7 @@ impl Scope {
             .and_then(Recording::capture)
             .map(|c| Arc::clone(c.shared()))
         else {
-            self.error = Some("Save Recording: nothing is being captured".into());
+            self.error = Some(Error::NothingCaptured);
             return;
         };
         let progress = Arc::new(SaveProgress::default());
@@ -243,7 +249,12 @@ impl Scope {
                     result: rx,
                 });
             }
-            Err(e) => self.error = Some(format!("cannot start saving: {e}")),
+            Err(source) => {
+                self.error = Some(Error::Thread {
+                    name: "scope-save",
+                    source,
+                })
+            }
         }
     }
 
@@ -421,7 +432,7 @@ impl Scope {
         for command in std::mem::take(&mut self.commands) {
             self.opening += 1;
             let tx = self.open_tx.clone();
-            match command {
+            let started = match command {
                 Command::Open(path) => open_in_background(path, tx, Arc::clone(&repaint)),
                 Command::Pick(kind) => {
                     pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(&repaint))
@@ -437,7 +448,12 @@ impl Scope {
                     self.follow = true;
                     self.error = None;
                     self.focused_plot = None;
+                    Ok(())
                 }
+            };
+            if let Err(e) = started {
+                self.opening = self.opening.saturating_sub(1);
+                self.error = Some(e);
             }
         }
         self.poll_save();
@@ -473,12 +489,12 @@ impl Scope {
         if just_loaded && self.default_layout && self.persisted.layout.plots.is_empty() {
             self.apply_default_layout();
         }
+        if let Some(e) = self.recording.as_mut().and_then(Recording::take_failure) {
+            self.error = Some(e);
+        }
         if let Some(rec) = &self.recording
             && rec.capture().is_some()
         {
-            if let Some(e) = rec.issues.last() {
-                self.error = Some(e.clone());
-            }
             // A live capture's default layout waits for data on a few topics.
             let with_data = (0..rec.topics.len())
                 .filter(|&i| rec.data(i).is_some_and(|d| !d.times_ns.is_empty()))
@@ -722,7 +738,7 @@ impl Scope {
         }
 
         egui::Panel::top("scope-menu").show(ui, |ui| self.menu_ui(ui));
-        if let Some(err) = self.error.clone() {
+        if let Some(err) = self.error.as_ref().map(Error::report) {
             egui::Panel::top("scope-error").show(ui, |ui| {
                 ui.horizontal(|ui| {
                     ui.colored_label(theme::ERROR, format!("Error: {err}"));
@@ -998,7 +1014,7 @@ impl Scope {
             .is_some_and(|r| r.loaded() && live_ready(r))
             && self.opening == 0
             && self.commands.is_empty();
-        let failed = self.error.clone();
+        let failed = self.error.as_ref().map(Error::report);
         let done = job.result.lock().ok().and_then(|mut r| r.take());
         if let Some(result) = done {
             match result {
@@ -1007,7 +1023,7 @@ impl Scope {
                     job.exit_code.store(0, Ordering::SeqCst);
                 }
                 Err(e) => {
-                    eprintln!("scope: {e}");
+                    eprintln!("scope: {}", e.report());
                     job.exit_code.store(1, Ordering::SeqCst);
                 }
             }
@@ -1023,7 +1039,7 @@ impl Scope {
             return;
         }
         if job.started.elapsed() > Duration::from_secs(300) {
-            eprintln!("scope: gave up waiting for the recording to load");
+            eprintln!("scope: {}", Error::LoadTimeout);
             job.exit_code.store(1, Ordering::SeqCst);
             self.screenshot = None;
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);

@@ -6,6 +6,7 @@
 //! Nothing here draws: no egui, so every piece can be tested and benchmarked headless. The
 //! live capture ([`crate::live`]) and the UI ([`crate::ui`]) sit on top of it.
 
+pub mod column_builder;
 pub mod envelope;
 pub mod inspector;
 pub mod layout;

@@ -35,9 +35,11 @@ pub mod app;
 pub mod cli;
 pub mod data;
 pub mod demo;
+pub mod error;
 pub mod live;
 pub mod recording;
 pub mod ui;
 
 pub use app::{Scope, icon};
 pub use data::source::{DataSource, RecordingSource};
+pub use error::Error;

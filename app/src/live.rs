@@ -12,6 +12,7 @@ use crossbeam_channel::{Receiver, unbounded};
 
 use crate::data::source::TopicInfo;
 use crate::data::topic_data::Batch;
+use crate::error::Error;
 
 pub mod capture;
 pub mod options;
@@ -36,7 +37,7 @@ pub enum LiveEvent {
         batch: Batch,
     },
     /// The capture could not start or stopped on an error.
-    Failed(String),
+    Failed(Error),
 }
 
 /// A running capture; dropping it stops the worker and closes the session.

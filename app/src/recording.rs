@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::data::loader::{LoadEvent, Loader};
 use crate::data::source::{DataSource, SourceSummary};
 use crate::data::topic_data::TopicData;
+use crate::error::Error;
 use crate::live::{LiveCapture, LiveEvent, LiveStats};
 
 /// Evicted messages a live topic keeps in its columns before they are dropped (dropping
@@ -22,7 +23,7 @@ pub enum TopicState {
     /// Decoded.
     Loaded(Arc<TopicData>),
     /// Its schema could not be used or reading failed.
-    Failed(String),
+    Failed(Arc<Error>),
 }
 
 /// An open recording.
@@ -31,8 +32,11 @@ pub struct Recording {
     pub source: Arc<dyn DataSource>,
     /// Per topic, in the summary's order.
     pub topics: Vec<TopicState>,
-    /// Problems met reading (parts that stopped early).
+    /// Problems met reading (parts that stopped early), and a live capture's failure, as
+    /// the health panel lists them.
     pub issues: Vec<String>,
+    /// A live capture's failure, until the app takes it to show.
+    failure: Option<Error>,
     /// Set when every topic is done.
     pub load_time: Option<Duration>,
     /// True when loading was cancelled.
@@ -65,6 +69,7 @@ impl Recording {
             source,
             topics: vec![TopicState::Loading; count],
             issues: Vec::new(),
+            failure: None,
             load_time: None,
             cancelled: false,
             loader: Some(loader),
@@ -82,6 +87,7 @@ impl Recording {
             source,
             topics: Vec::new(),
             issues: Vec::new(),
+            failure: None,
             load_time: Some(Duration::ZERO),
             cancelled: false,
             loader: None,
@@ -185,7 +191,10 @@ impl Recording {
                     }
                     self.generation += 1;
                 }
-                LiveEvent::Failed(e) => self.issues.push(e),
+                LiveEvent::Failed(e) => {
+                    self.issues.push(e.report());
+                    self.failure = Some(e);
+                }
             }
         }
         let stats = capture.shared().stats();
@@ -213,6 +222,11 @@ impl Recording {
             .map(|a| (a.topic.clone(), a.schema.clone()))
             .collect();
         self.live_stats = stats;
+    }
+
+    /// The live capture's failure, once: the app shows it until dismissed.
+    pub fn take_failure(&mut self) -> Option<Error> {
+        self.failure.take()
     }
 
     /// True when every topic has been decoded (or failed).

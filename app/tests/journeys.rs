@@ -274,11 +274,16 @@ fn bad_input_is_an_error_on_screen_not_a_panic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let garbage = dir.path().join("junk.mcap");
     std::fs::write(&garbage, b"junk").expect("write");
-    for path in [dir.path().join("does-not-exist"), garbage] {
+    let missing = dir.path().join("does-not-exist");
+    for path in [missing.clone(), garbage] {
         let mut h = harness(Scope::new(dialog_returning(path.clone())));
-        h.state_mut().open(path);
+        h.state_mut().open(path.clone());
         wait_until(&mut h, "the error", |s| !s.is_opening());
         h.get_by_label_contains("Error:");
+        if path == missing {
+            // The cause is shown, down to the OS error.
+            h.get_by_label_contains("os error");
+        }
         assert!(h.state().recording().is_none() || h.state().error.is_some());
     }
     // An empty bag opens.

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
-use decode::{Plan, SchemaSource, Value, compile};
+use decode::{Plan, Value};
 
+use crate::data::column_builder::compile_plan;
 use crate::data::source::{DataSource, TimeWindow, TopicInfo};
+use crate::error::Error;
 
 /// A decoded message.
 #[derive(Debug, Clone)]
@@ -18,7 +20,7 @@ pub struct Inspected {
     /// Its log time.
     pub log_time_ns: u64,
     /// The tree, or why there is none.
-    pub value: Result<Value, String>,
+    pub value: Result<Value, Arc<Error>>,
 }
 
 /// The inspector's state and its worker.
@@ -48,7 +50,7 @@ impl Inspector {
         let spawned = std::thread::Builder::new()
             .name("scope-inspector".into())
             .spawn(move || {
-                let mut plans: HashMap<usize, Result<Plan, String>> = HashMap::new();
+                let mut plans: HashMap<usize, Result<Plan, Arc<Error>>> = HashMap::new();
                 let never = AtomicBool::new(false);
                 while let Ok(mut req) = req_rx.recv() {
                     // Only the newest request matters.
@@ -56,21 +58,17 @@ impl Inspector {
                         req = newer;
                     }
                     let Request { topic, t_ns, info } = req;
-                    let plan = plans.entry(topic).or_insert_with(|| {
-                        compile(&SchemaSource {
-                            message_encoding: &info.message_encoding,
-                            schema_encoding: &info.schema_encoding,
-                            schema_name: &info.schema_name,
-                            schema_data: &info.schema_data,
-                        })
-                        .map_err(|e| e.to_string())
-                    });
-                    let mut found: Option<(u64, Result<Value, String>)> = None;
+                    let plan = plans
+                        .entry(topic)
+                        .or_insert_with(|| compile_plan(&info).map_err(Arc::new));
+                    let mut found: Option<(u64, Result<Value, Arc<Error>>)> = None;
                     let streamed =
                         source.stream(&[topic], TimeWindow::starting_at(t_ns), &never, &mut |m| {
                             let value = match plan {
-                                Ok(p) => p.decode_tree(m.data).map_err(|e| e.to_string()),
-                                Err(e) => Err(e.clone()),
+                                Ok(p) => p
+                                    .decode_tree(m.data)
+                                    .map_err(|e| Arc::new(Error::Decode(e))),
+                                Err(e) => Err(Arc::clone(e)),
                             };
                             found = Some((m.log_time_ns, value));
                             false
@@ -84,12 +82,12 @@ impl Inspector {
                         (None, Err(e)) => Inspected {
                             topic,
                             log_time_ns: t_ns,
-                            value: Err(e),
+                            value: Err(Arc::new(e)),
                         },
                         (None, Ok(_)) => Inspected {
                             topic,
                             log_time_ns: t_ns,
-                            value: Err("no message at this time".to_owned()),
+                            value: Err(Arc::new(Error::NoMessage)),
                         },
                     };
                     if res_tx.send(result).is_err() {

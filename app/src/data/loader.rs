@@ -17,12 +17,14 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::HashMap;
 
-use decode::{LeafKind, Plan, Row, SchemaSource, compile};
+use decode::{LeafKind, Plan, Row};
 use rayon::prelude::*;
 
+use crate::data::column_builder::compile_plan;
 use crate::data::series::SeriesBuilder;
 use crate::data::source::{DataSource, MessageView, TimeWindow, TopicInfo};
 use crate::data::topic_data::{FieldColumn, Latency, TopicData};
+use crate::error::Error;
 
 /// What the loader reports.
 #[derive(Debug)]
@@ -32,7 +34,7 @@ pub enum LoadEvent {
         /// Index in the summary's topics.
         topic: usize,
         /// Its columns (or why its schema could not be used).
-        data: Result<Arc<TopicData>, String>,
+        data: Result<Arc<TopicData>, Arc<Error>>,
     },
     /// Every topic is done.
     Finished {
@@ -180,21 +182,11 @@ fn run(
     repaint();
 }
 
-fn compile_topic(info: &TopicInfo) -> Result<Plan, String> {
-    compile(&SchemaSource {
-        message_encoding: &info.message_encoding,
-        schema_encoding: &info.schema_encoding,
-        schema_name: &info.schema_name,
-        schema_data: &info.schema_data,
-    })
-    .map_err(|e| format!("cannot decode {}: {e}", info.type_name))
-}
-
 /// One topic's messages within one window, as columns.
 #[derive(Default)]
 struct Piece {
     /// Compiled at the topic's first message in the window.
-    plan: Option<Plan>,
+    plan: Option<Result<Plan, Arc<Error>>>,
     times_ns: Vec<u64>,
     latencies: Vec<i64>,
     /// One per leaf of `plan`, by slot; all as long as `times_ns`.
@@ -202,7 +194,7 @@ struct Piece {
     torn: u64,
     clipped: u64,
     errors: u64,
-    first_error: Option<String>,
+    first_error: Option<Arc<Error>>,
     /// Messages not yet added to the topic's progress counter.
     unreported: u64,
     /// Messages expected in the window (room reserved up front).
@@ -217,15 +209,15 @@ impl Piece {
             .push((i128::from(m.log_time_ns) - i128::from(m.publish_time_ns)) as i64);
         self.torn += u64::from(m.from_torn_part);
         self.unreported += 1;
-        if self.plan.is_none() {
-            self.plan = compile_topic(info).ok();
-        }
-        let decoded = match &mut self.plan {
-            Some(plan) => plan
+        let plan = self
+            .plan
+            .get_or_insert_with(|| compile_plan(info).map_err(Arc::new));
+        let decoded = match plan {
+            Ok(plan) => plan
                 .decode(m.data, row)
                 .map(|d| (d.clipped, plan.leaves().len()))
-                .map_err(|e| e.to_string()),
-            None => Err("schema did not compile".to_owned()),
+                .map_err(|e| Arc::new(Error::Decode(e))),
+            Err(e) => Err(Arc::clone(e)),
         };
         match decoded {
             Ok((clipped, leaves)) => {
@@ -253,7 +245,7 @@ impl Piece {
 }
 
 /// One window's pieces (one per topic) and what reading it met.
-type WindowRead = (Vec<Piece>, Result<Vec<String>, String>);
+type WindowRead = (Vec<Piece>, Result<Vec<String>, Error>);
 
 /// Reads one window of every topic in `decodable` in one pass; one piece per topic.
 fn read_window(
@@ -314,14 +306,14 @@ pub fn load_windows(
     windows: &[TimeWindow],
     cancel: &AtomicBool,
     progress: &[AtomicU64],
-    deliver: &mut (dyn FnMut(usize, Result<TopicData, String>) + Send),
+    deliver: &mut (dyn FnMut(usize, Result<TopicData, Arc<Error>>) + Send),
 ) -> Vec<String> {
     let topics = &source.summary().topics;
     let mut decodable: Vec<usize> = Vec::with_capacity(topics.len());
     for (i, info) in topics.iter().enumerate() {
-        match compile_topic(info) {
+        match compile_plan(info) {
             Ok(_) => decodable.push(i),
-            Err(e) => deliver(i, Err(e)),
+            Err(e) => deliver(i, Err(Arc::new(e))),
         }
     }
     let share = u64::try_from(windows.len()).unwrap_or(1).max(1);
@@ -330,7 +322,7 @@ pub fn load_windows(
         .map(|&w| read_window(source, w, share, &decodable, cancel, progress))
         .collect();
     let mut issues: Vec<String> = Vec::new();
-    let mut failure: Option<String> = None;
+    let mut failure: Option<Arc<Error>> = None;
     // Per topic, its pieces in window order.
     let mut by_topic: Vec<Vec<Piece>> = topics.iter().map(|_| Vec::new()).collect();
     for (pieces, result) in read {
@@ -343,7 +335,7 @@ pub fn load_windows(
                 }
             }
             Err(e) => {
-                failure.get_or_insert(e);
+                failure.get_or_insert(Arc::new(e));
             }
         }
         for (slot, piece) in by_topic.iter_mut().zip(pieces) {
@@ -362,7 +354,7 @@ pub fn load_windows(
     let deliver = std::sync::Mutex::new(deliver);
     jobs.into_par_iter().for_each(|(i, pieces)| {
         let data = match &failure {
-            Some(e) => Err(e.clone()),
+            Some(e) => Err(Arc::clone(e)),
             None => Ok(join(pieces)),
         };
         if let Ok(mut d) = deliver.lock() {
@@ -399,7 +391,10 @@ fn join(pieces: Vec<Piece>) -> TopicData {
         for col in &mut columns {
             col.push((None, len));
         }
-        let plan_leaves = piece.plan.as_ref().map_or(&[][..], |p| p.leaves());
+        let plan_leaves = match &piece.plan {
+            Some(Ok(plan)) => plan.leaves(),
+            _ => &[],
+        };
         for (leaf, col) in plan_leaves.iter().zip(std::mem::take(&mut piece.columns)) {
             let u = *by_path.entry(leaf.path.clone()).or_insert_with(|| {
                 leaves.push((leaf.path.clone(), leaf.kind));

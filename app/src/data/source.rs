@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use bag::{BagReader, PartStatus, ReadFilter};
 
+use crate::error::Error;
+
 /// A topic as the summaries describe it, before any message is read.
 #[derive(Debug, Clone)]
 pub struct TopicInfo {
@@ -127,7 +129,7 @@ pub trait DataSource: Send + Sync {
         window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
-    ) -> Result<Vec<String>, String>;
+    ) -> Result<Vec<String>, Error>;
 
     /// About `wanted` disjoint windows, in time order, that together cover every message and
     /// can be read independently at about `1 / wanted` of the cost of the whole (so loading can
@@ -151,9 +153,11 @@ pub struct RecordingSource {
 
 impl RecordingSource {
     /// Opens a bag directory, `.mcap` file or rosbag2 directory and reads its summaries.
-    pub fn open(path: &Path) -> Result<Self, String> {
-        let reader =
-            BagReader::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let reader = BagReader::open(path).map_err(|source| Error::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut topics: Vec<TopicInfo> = Vec::new();
         for c in reader.channels() {
             let spec = &c.spec;
@@ -249,7 +253,7 @@ impl DataSource for RecordingSource {
         window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, Error> {
         let mut wanted = vec![false; self.summary.topics.len()];
         for &i in topics {
             if let Some(w) = wanted.get_mut(i) {
@@ -271,7 +275,10 @@ impl DataSource for RecordingSource {
         if let Some(e) = window.end_ns {
             filter = filter.end_ns(e);
         }
-        let mut cursor = self.reader.messages(&filter).map_err(|e| e.to_string())?;
+        let mut cursor = self
+            .reader
+            .messages(&filter)
+            .map_err(|source| Error::Read { source })?;
         let mut n: u32 = 0;
         while let Some(m) = cursor.next_message() {
             n = n.wrapping_add(1);

@@ -1,9 +1,12 @@
 //! A loaded topic: one time column shared by its fields, one [`Series`] per numeric leaf, and
 //! what loading learned about it (decode errors, latency, torn parts).
 
+use std::sync::Arc;
+
 use decode::LeafKind;
 
 use crate::data::series::{FANOUT, Series};
+use crate::error::Error;
 
 /// One numeric leaf of a topic, as a column.
 #[derive(Debug, Clone)]
@@ -62,8 +65,8 @@ pub struct TopicData {
     pub fields: Vec<FieldColumn>,
     /// Messages that failed to decode (their values are absent).
     pub decode_errors: u64,
-    /// The first decode error's text.
-    pub first_error: Option<String>,
+    /// The first decode error.
+    pub first_error: Option<Arc<Error>>,
     /// Messages that came from a torn part.
     pub torn_messages: u64,
     /// Publish-vs-log latency.
@@ -201,8 +204,8 @@ pub struct Batch {
     pub values: Vec<f64>,
     /// Decode errors in this batch.
     pub decode_errors: u64,
-    /// The first decode error's text, if this batch had one.
-    pub first_error: Option<String>,
+    /// The first decode error, if this batch had one.
+    pub first_error: Option<Arc<Error>>,
     /// Latency over the topic's recent messages.
     pub latency: Option<Latency>,
     /// Messages in this batch whose list tail was not flattened.

@@ -4,12 +4,13 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use bag::ChannelSpec;
 use bag::live::Advertised;
 
 use crate::data::source::{DataSource, Health, MessageView, SourceSummary, TimeWindow, TopicInfo};
+use crate::error::Error;
 use crate::live::LiveOptions;
 use crate::live::capture::CaptureStore;
 use crate::live::spill::Spill;
@@ -36,7 +37,7 @@ pub struct LiveStats {
     /// Messages the spill bag failed to take (lost), and why.
     pub spill_failed: u64,
     /// The spill bag's first error.
-    pub spill_error: Option<String>,
+    pub spill_error: Option<Arc<Error>>,
     /// Messages the transport queue dropped before the ring (the capture fell behind).
     pub transport_dropped: u64,
     /// Messages received without a timestamp.
@@ -135,7 +136,7 @@ impl DataSource for LiveShared {
         window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, Error> {
         let store = self.store();
         let from = window.start_ns.map_or(0, |t| store.seq_at(t));
         let to = window.end_ns.map_or(u64::MAX, |t| store.seq_at(t));

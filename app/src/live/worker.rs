@@ -10,10 +10,12 @@ use bag::live::sim::Simulator;
 use bag::live::{LiveMessage, Subscription, channel_for};
 use bag::{ChannelSpec, DropQueue};
 use crossbeam_channel::Sender;
-use decode::{Plan, Row, SchemaSource, compile};
+use decode::{Plan, Row};
 
+use crate::data::column_builder::compile_plan;
 use crate::data::source::TopicInfo;
 use crate::data::topic_data::{Batch, Latency};
+use crate::error::Error;
 use crate::live::shared::{LiveShared, lock};
 use crate::live::spill::Spill;
 use crate::live::{LiveEvent, LiveOptions};
@@ -21,7 +23,7 @@ use crate::live::{LiveEvent, LiveOptions};
 /// One topic as the worker decodes it.
 struct TopicState {
     plan: Option<Plan>,
-    plan_error: Option<String>,
+    plan_error: Option<Arc<Error>>,
     pending: Batch,
     /// Recent latencies (ring), for the percentiles sent with each batch.
     latencies: Vec<i64>,
@@ -54,15 +56,14 @@ pub(super) fn run(
     tx: &Sender<LiveEvent>,
     stop: &AtomicBool,
     repaint: &(dyn Fn() + Send + Sync),
-) -> Result<(), String> {
-    let session = options.session.open().map_err(|e| e.to_string())?;
+) -> Result<(), Error> {
+    let session = options.session.open()?;
     // Between zenoh's callback and this thread: generous, since the ring does the bounding.
     let queue = Arc::new(DropQueue::new(usize::MAX, 256 << 20));
-    let subscription = Subscription::start(&session, &options.key_exprs, Arc::clone(&queue))
-        .map_err(|e| e.to_string())?;
+    let subscription = Subscription::start(&session, &options.key_exprs, Arc::clone(&queue))?;
     // The simulator after the subscription, so its first messages are not missed.
     let simulator = if options.simulate {
-        Some(Simulator::start(&session).map_err(|e| e.to_string())?)
+        Some(Simulator::start(&session)?)
     } else {
         None
     };
@@ -88,15 +89,9 @@ pub(super) fn run(
             for live in subscription.topics().since(topics.len()) {
                 let spec = channel_for(&live.key, &live.encoding);
                 let info = topic_info(&spec);
-                let compiled = compile(&SchemaSource {
-                    message_encoding: &info.message_encoding,
-                    schema_encoding: &info.schema_encoding,
-                    schema_name: &info.schema_name,
-                    schema_data: &info.schema_data,
-                });
-                let (plan, plan_error) = match compiled {
+                let (plan, plan_error) = match compile_plan(&info) {
                     Ok(p) => (Some(p), None),
-                    Err(e) => (None, Some(format!("cannot decode {}: {e}", info.type_name))),
+                    Err(e) => (None, Some(Arc::new(e))),
                 };
                 topics.push(TopicState {
                     plan,
@@ -156,7 +151,7 @@ pub(super) fn run(
             };
             let (spilled, spill_failed, spill_error) =
                 shared.spill().as_ref().map_or((0, 0, None), |s| {
-                    (s.written(), s.failed(), s.error().map(str::to_owned))
+                    (s.written(), s.failed(), s.error().cloned())
                 });
             let links = if links_checked.elapsed() >= Duration::from_secs(1) {
                 links_checked = Instant::now();
@@ -243,7 +238,7 @@ fn decode_into(t: &mut TopicState, m: &LiveMessage, row: &mut Row) {
         Err(e) => {
             batch.decode_errors += 1;
             if batch.first_error.is_none() {
-                batch.first_error = Some(e.to_string());
+                batch.first_error = Some(Arc::new(Error::Decode(e)));
             }
             pad_row(batch);
         }

@@ -75,6 +75,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             ui.label(evicted);
             ui.label(format!("{} dropped by the transport queue", stats.transport_dropped));
             if let Some(e) = &stats.spill_error {
+                let e = e.report();
                 ui.add(egui::Label::new(RichText::new(format!("Spill: {e}")).small().color(warn)).wrap());
             }
         } else {

@@ -108,7 +108,7 @@ pub fn inspector_ui(
                 .show(ui, |ui| match &shown.value {
                     Ok(v) => value_ui(ui, "message", v, 0),
                     Err(e) => {
-                        ui.colored_label(theme::DECODE_ERROR, e);
+                        ui.colored_label(theme::DECODE_ERROR, e.report());
                     }
                 });
         }

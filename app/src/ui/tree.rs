@@ -126,7 +126,7 @@ pub fn topic_tree_ui(
                         }
                         match state {
                             Some(TopicState::Failed(e)) => {
-                                badge(ui, "decode error", theme::DECODE_ERROR, e);
+                                badge(ui, "decode error", theme::DECODE_ERROR, &e.report());
                             }
                             Some(TopicState::Loading) => {
                                 let (done, total) = recording.topic_progress(i).unwrap_or((0, 0));
@@ -168,7 +168,7 @@ pub fn topic_tree_ui(
                                 let text = format!(
                                     "{} messages failed to decode: {}",
                                     d.decode_errors,
-                                    d.first_error.as_deref().unwrap_or("")
+                                    d.first_error.as_ref().map(|e| e.report()).unwrap_or_default()
                                 );
                                 badge(
                                     ui,
