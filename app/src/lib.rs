@@ -11,8 +11,12 @@
 //!                                   └─▶ decoded batches ─▶ the same columns ─▶ File > Save Recording
 //! ```
 //!
-//! The app is [`Scope`]; `scope.ui(ui)` draws one frame, so it runs in eframe and in an
-//! egui_kittest harness alike. The file dialog is injected ([`app::open::PickPath`]).
+//! The app is [`Scope`]. `scope.logic(ctx)` does its background work (eframe calls it also
+//! while the window is hidden) and `scope.ui(ui)` draws one frame, so it runs in eframe and in
+//! an egui_kittest harness alike. The file dialog is injected ([`app::open::PickPath`]).
+//!
+//! Modules depend one way: [`error`] <- [`data`] (no egui) <- [`live`] <- [`recording`] <-
+//! [`ui`] <- [`app`].
 //!
 //! ```
 //! use scope::data::envelope::envelope;

@@ -1,5 +1,5 @@
 //! Live capture: zenoh samples, kept raw in a [`CaptureStore`] and decoded as they arrive into
-//! the same columns the plots read. All of it runs on one worker thread ([`worker`]); the UI
+//! the same columns the plots read. All of it runs on one worker thread (`worker`); the UI
 //! only drains [`LiveEvent`]s and reads [`LiveStats`].
 //!
 //! [`CaptureStore`]: capture::CaptureStore

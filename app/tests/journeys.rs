@@ -70,7 +70,14 @@ fn dialog_returning(path: PathBuf) -> PickPath {
 fn harness(scope: Scope) -> Harness<'static, Scope> {
     Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, scope: &mut Scope| scope.ui(ui), scope)
+        .build_ui_state(
+            // As eframe runs a frame: the app's logic, then its ui.
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        )
 }
 
 /// Steps frames until `done` holds (background threads deliver between frames).

@@ -307,7 +307,14 @@ fn file_save_recording_writes_the_live_demo_as_a_bag() {
     scope.open_demo();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, scope: &mut Scope| scope.ui(ui), scope);
+        .build_ui_state(
+            // As eframe runs a frame: the app's logic, then its ui.
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        );
     let start = Instant::now();
     let enough = |s: &Scope| {
         s.recording()

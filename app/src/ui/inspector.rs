@@ -5,6 +5,7 @@ use decode::Value;
 
 use crate::data::inspector::Inspector;
 use crate::recording::Recording;
+use crate::ui::action::Action;
 use crate::ui::format::{format_relative, format_value};
 use crate::ui::theme;
 
@@ -58,14 +59,14 @@ fn value_ui(ui: &mut egui::Ui, name: &str, value: &Value, depth: usize) {
     }
 }
 
-/// The inspector panel.
+/// The inspector panel: a topic to choose and its message at the playhead. Returns the
+/// message to ask the worker for (it answers in `Scope::logic`).
 pub fn inspector_ui(
     ui: &mut egui::Ui,
     recording: &Recording,
     inspector: &mut Inspector,
     playhead_ns: u64,
-) {
-    inspector.poll();
+) -> Option<Action> {
     let topics = &recording.summary().topics;
     let current = inspector
         .topic
@@ -78,28 +79,21 @@ pub fn inspector_ui(
                 ui.selectable_value(&mut inspector.topic, Some(i), &t.topic);
             }
         });
-    let Some(topic) = inspector.topic else {
-        return;
-    };
+    let topic = inspector.topic?;
     let Some(data) = recording.data(topic) else {
         ui.label("Not decoded yet.");
-        return;
+        return None;
     };
     let Some(i) = data.index_at(playhead_ns) else {
         ui.label("No message at or before the playhead.");
-        return;
+        return None;
     };
-    let Some(&t) = data.times_ns.get(i) else {
-        return;
-    };
-    if let Some(info) = topics.get(topic) {
-        inspector.request(topic, t, info);
-    }
+    let &t_ns = data.times_ns.get(i)?;
     ui.label(format!(
         "message {} of {} at {}",
         i + 1,
         data.times_ns.len(),
-        format_relative(t, recording.t0_ns())
+        format_relative(t_ns, recording.t0_ns())
     ));
     match &inspector.shown {
         Some(shown) if shown.topic == topic => {
@@ -116,4 +110,5 @@ pub fn inspector_ui(
             ui.spinner();
         }
     }
+    Some(Action::Inspect { topic, t_ns })
 }

@@ -7,6 +7,7 @@ use egui_plot::{Line, Plot, PlotPoint, PlotPoints, VLine};
 use crate::data::envelope::{Point, envelope};
 use crate::data::layout::{Layout, SignalRef};
 use crate::recording::{Recording, TopicState};
+use crate::ui::action::Action;
 use crate::ui::format::format_value;
 use crate::ui::theme;
 
@@ -114,6 +115,23 @@ pub struct PlotActions {
     pub remove_plot: Option<usize>,
     /// The plot that was clicked last (where a tree click adds).
     pub focused: Option<usize>,
+}
+
+impl PlotActions {
+    /// As [`Action`]s, in the order they apply: seek and focus, then changes to the layout.
+    pub fn into_actions(self) -> impl Iterator<Item = Action> {
+        [
+            self.seek_ns.map(Action::Seek),
+            self.focused.map(Action::Focus),
+            self.dropped
+                .map(|(plot, signal)| Action::DropSignal { plot, signal }),
+            self.remove_signal
+                .map(|(plot, signal)| Action::RemoveSignal { plot, signal }),
+            self.remove_plot.map(Action::RemovePlot),
+        ]
+        .into_iter()
+        .flatten()
+    }
 }
 
 /// The stack of plots with their legends.
