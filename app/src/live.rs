@@ -1,17 +1,22 @@
 //! Live capture: zenoh samples, kept raw in a [`CaptureStore`] and decoded as they arrive into
-//! the same columns the plots read. All of it runs on one worker thread (`worker`); the UI
-//! only drains [`LiveEvent`]s and reads [`LiveStats`].
+//! the same columns the plots read. All of it runs on one worker thread (`worker`); the app
+//! takes the [`LiveEvent`]s in `Scope::logic` (which eframe runs even while the window is
+//! hidden), appends the columns they carry, and reads [`LiveStats`]. The events go through a
+//! bounded channel, and the worker never queues more decoded messages than the ring holds, so
+//! an app that falls behind costs no more memory than the capture's cap allows.
 //!
 //! [`CaptureStore`]: capture::CaptureStore
 
+use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{Receiver, unbounded};
+use crossbeam_channel::{Receiver, bounded};
 
+use crate::data::column_builder::Columns;
 use crate::data::source::TopicInfo;
-use crate::data::topic_data::Batch;
+use crate::data::topic_data::Latency;
 use crate::error::Error;
 
 pub mod capture;
@@ -29,12 +34,17 @@ pub use shared::{LiveShared, LiveStats};
 pub enum LiveEvent {
     /// A new topic; topics arrive in id order.
     Topic(TopicInfo),
-    /// New decoded messages of topic `topic`.
-    Batch {
+    /// Topic `topic`'s messages decoded since its last piece, to append to its columns.
+    Columns {
         /// Topic id.
         topic: usize,
-        /// The messages.
-        batch: Batch,
+        /// The messages, as columns.
+        columns: Columns,
+        /// Latency over the topic's recent messages.
+        latency: Option<Latency>,
+        /// Messages decoded before these that the ring evicted before they could be sent
+        /// (received, so counted, but no longer held).
+        skipped: u64,
     },
     /// The capture could not start or stopped on an error.
     Failed(Error),
@@ -44,6 +54,9 @@ pub enum LiveEvent {
 pub struct LiveCapture {
     shared: Arc<LiveShared>,
     events: Receiver<LiveEvent>,
+    /// Decoded messages in `events` (the worker adds what it sends, [`LiveCapture::try_event`]
+    /// subtracts what it takes).
+    queued: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<()>>,
     options: LiveOptions,
@@ -62,22 +75,36 @@ impl LiveCapture {
     /// never holds up the caller); `repaint` is called when there is something new.
     pub fn start(options: LiveOptions, repaint: Arc<dyn Fn() + Send + Sync>) -> Self {
         let shared = Arc::new(LiveShared::new(&options));
-        let (tx, events) = unbounded();
+        let (tx, events) = bounded(worker::EVENTS_CAP);
+        let queued = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let worker = {
             let (shared, stop, options) = (Arc::clone(&shared), Arc::clone(&stop), options.clone());
+            let queued = Arc::clone(&queued);
             let spawned = std::thread::Builder::new()
                 .name("scope-live".into())
                 .spawn(move || {
-                    if let Err(e) = worker::run(&options, &shared, &tx, &stop, repaint.as_ref()) {
-                        let _ = tx.send(LiveEvent::Failed(e));
+                    let mut outbox = worker::Outbox {
+                        tx: &tx,
+                        queued: &queued,
+                        waiting: VecDeque::new(),
+                    };
+                    let result =
+                        worker::run(&options, &shared, &mut outbox, &stop, repaint.as_ref());
+                    if let Err(e) = result {
+                        // Nobody to tell when the capture was dropped meanwhile.
+                        tx.send(LiveEvent::Failed(e)).ok();
                         repaint();
                     }
                 });
             match spawned {
                 Ok(handle) => Some(handle),
-                Err(e) => {
-                    eprintln!("scope: cannot start the capture thread: {e}");
+                Err(source) => {
+                    let error = Error::Thread {
+                        name: "scope-live",
+                        source,
+                    };
+                    eprintln!("scope: {}", error.report());
                     None
                 }
             }
@@ -85,6 +112,7 @@ impl LiveCapture {
         LiveCapture {
             shared,
             events,
+            queued,
             stop,
             worker,
             options,
@@ -93,7 +121,18 @@ impl LiveCapture {
 
     /// The next event, if any.
     pub fn try_event(&self) -> Option<LiveEvent> {
-        self.events.try_recv().ok()
+        let event = self.events.try_recv().ok()?;
+        if let LiveEvent::Columns { columns, .. } = &event {
+            self.queued
+                .fetch_sub(columns.len() as u64, Ordering::Relaxed);
+        }
+        Some(event)
+    }
+
+    /// Decoded messages the worker has sent and the app not yet taken. The worker keeps this
+    /// within what the ring holds (plus one piece), however long the app takes nothing.
+    pub fn queued_messages(&self) -> u64 {
+        self.queued.load(Ordering::Relaxed)
     }
 
     /// What the UI, the inspector and Save Recording share with the worker.

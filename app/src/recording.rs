@@ -12,7 +12,7 @@ use crate::live::{LiveCapture, LiveEvent, LiveStats};
 
 /// Evicted messages a live topic keeps in its columns before they are dropped (dropping
 /// rebuilds the columns, so it waits until a good share is dead).
-const DEAD_PREFIX_MIN: usize = 4_096;
+pub const DEAD_PREFIX_MIN: usize = 4_096;
 
 /// How far a topic has got.
 #[derive(Debug, Clone, Default)]
@@ -171,18 +171,28 @@ impl Recording {
                     self.topics
                         .push(TopicState::Loaded(Arc::new(TopicData::default())));
                 }
-                LiveEvent::Batch { topic, batch } => {
+                LiveEvent::Columns {
+                    topic,
+                    columns,
+                    latency,
+                    skipped,
+                } => {
                     let (Some(TopicState::Loaded(data)), Some(info)) = (
                         self.topics.get_mut(topic),
                         self.summary.topics.get_mut(topic),
                     ) else {
                         continue;
                     };
-                    Arc::make_mut(data).append(&batch);
-                    info.message_count += batch.times_ns.len() as u64;
-                    self.summary.health.message_count += batch.times_ns.len() as u64;
+                    let data = Arc::make_mut(data);
+                    data.append(&columns);
+                    if latency.is_some() {
+                        data.latency = latency;
+                    }
+                    let received = columns.len() as u64 + skipped;
+                    info.message_count += received;
+                    self.summary.health.message_count += received;
                     if let (Some(&first), Some(&last)) =
-                        (batch.times_ns.first(), batch.times_ns.last())
+                        (columns.times_ns.first(), columns.times_ns.last())
                     {
                         self.summary.time_range_ns = Some(match self.summary.time_range_ns {
                             None => (first, last),

@@ -81,8 +81,9 @@ pub struct MessageView<'a> {
     pub topic: usize,
     /// Log time, ns.
     pub log_time_ns: u64,
-    /// Publish time, ns.
-    pub publish_time_ns: u64,
+    /// Publish time, ns; `None` when the message came without one (a recording stores
+    /// those with their log time, so only a live capture can tell).
+    pub publish_time_ns: Option<u64>,
     /// Payload.
     pub data: &'a [u8],
     /// True when it came from a torn part.
@@ -297,7 +298,7 @@ impl DataSource for RecordingSource {
             let keep_going = on_message(MessageView {
                 topic: index,
                 log_time_ns: m.log_time_ns,
-                publish_time_ns: m.publish_time_ns,
+                publish_time_ns: Some(m.publish_time_ns),
                 data: m.data,
                 from_torn_part: self.torn_parts.get(m.part).copied().unwrap_or(false),
             });

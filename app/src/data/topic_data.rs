@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use decode::LeafKind;
 
+use crate::data::column_builder::Columns;
 use crate::data::series::{FANOUT, Series};
 use crate::error::Error;
 
@@ -193,34 +194,17 @@ impl TopicData {
     }
 }
 
-/// New messages of a live topic, decoded off the UI thread, to append to its [`TopicData`].
-#[derive(Debug, Clone, Default)]
-pub struct Batch {
-    /// Log time of each new message, ascending and not before the topic's last.
-    pub times_ns: Vec<u64>,
-    /// The topic's leaves so far (path, kind) in slot order; never fewer than a batch before.
-    pub leaves: Vec<(String, LeafKind)>,
-    /// Row-major values: message `m`, slot `s` at `m * leaves.len() + s` (NaN: absent).
-    pub values: Vec<f64>,
-    /// Decode errors in this batch.
-    pub decode_errors: u64,
-    /// The first decode error, if this batch had one.
-    pub first_error: Option<Arc<Error>>,
-    /// Latency over the topic's recent messages.
-    pub latency: Option<Latency>,
-    /// Messages in this batch whose list tail was not flattened.
-    pub clipped_messages: u64,
-}
-
 impl TopicData {
-    /// Appends a live batch: the columns grow and their pyramids with them, at a cost
-    /// proportional to the batch, not to what is held.
-    pub fn append(&mut self, batch: &Batch) {
+    /// Appends a live topic's newly decoded columns (decoded by the capture's worker): the
+    /// columns grow and their pyramids with them, at a cost proportional to what is appended,
+    /// not to what is held. Columns match by slot (a topic's plan only ever adds leaves); a
+    /// leaf new in `columns` is absent for every message held before.
+    pub fn append(&mut self, columns: &Columns) {
         let held_before = self.times_ns.len();
-        let width = batch.leaves.len();
-        for (path, kind) in batch.leaves.iter().skip(self.fields.len()) {
+        let n = columns.len();
+        for (path, kind) in columns.leaves.iter().skip(self.fields.len()) {
             let mut series = Series::F32(crate::data::series::Typed::default());
-            for _ in 0..self.times_ns.len() {
+            for _ in 0..held_before {
                 series.push(f64::NAN);
             }
             self.fields.push(FieldColumn {
@@ -229,26 +213,25 @@ impl TopicData {
                 series,
             });
         }
-        for (m, &t) in batch.times_ns.iter().enumerate() {
+        for &t in &columns.times_ns {
             self.times_ns.push(t);
             push_time_level(&mut self.time_levels, &self.times_ns);
-            for (slot, field) in self.fields.iter_mut().enumerate() {
-                let v = if slot < width {
-                    batch.values.get(m * width + slot).copied()
-                } else {
-                    None
-                };
-                field.series.push(v.unwrap_or(f64::NAN));
+        }
+        for (slot, field) in self.fields.iter_mut().enumerate() {
+            let before = field.series.len();
+            if let Some(values) = columns.values.get(slot) {
+                field.series.extend(values);
+            }
+            // A column the piece lacks (its messages all failed to decode) is absent there.
+            for _ in field.series.len()..before + n {
+                field.series.push(f64::NAN);
             }
         }
-        self.decode_errors += batch.decode_errors;
+        self.decode_errors += columns.decode_errors;
         if self.first_error.is_none() {
-            self.first_error.clone_from(&batch.first_error);
+            self.first_error.clone_from(&columns.first_error);
         }
-        self.clipped_messages += batch.clipped_messages;
-        if batch.latency.is_some() {
-            self.latency = batch.latency;
-        }
+        self.clipped_messages += columns.clipped_messages;
         self.find_new_gaps(held_before);
     }
 
@@ -380,9 +363,9 @@ mod tests {
     }
 
     #[test]
-    fn live_batches_find_the_gaps_loading_whole_finds_and_forget_evicted_ones() {
+    fn live_pieces_find_the_gaps_loading_whole_finds_and_forget_evicted_ones() {
         // 100 Hz with a 200 ms silence after messages 1,500 and 2,465; the second falls
-        // between two batches of 137.
+        // between two pieces of 137.
         let mut times = Vec::new();
         let mut t = 1_000_000_000u64;
         for i in 0..3_000 {
@@ -395,11 +378,11 @@ mod tests {
         }
         let mut live = TopicData::default();
         for chunk in times.chunks(137) {
-            let batch = Batch {
+            let piece = Columns {
                 times_ns: chunk.to_vec(),
-                ..Batch::default()
+                ..Columns::default()
             };
-            live.append(&batch);
+            live.append(&piece);
         }
         let whole = find_gaps(&times);
         assert_eq!(whole.1, 2);
@@ -410,30 +393,31 @@ mod tests {
     }
 
     #[test]
-    fn appending_batches_equals_loading_whole() {
+    fn appending_pieces_equals_loading_whole() {
         let n = 3_000usize;
         let times: Vec<u64> = (0..n as u64).map(|i| 1_000 + i * 10).collect();
         let mut live = TopicData::default();
         for chunk in (0..n).collect::<Vec<_>>().chunks(137) {
             // A second leaf appears after the first 1,000 messages.
             let width = if chunk[0] >= 1_000 { 2 } else { 1 };
-            let mut batch = Batch {
+            let mut piece = Columns {
                 leaves: vec![("a".into(), LeafKind::Float), ("b".into(), LeafKind::Int)][..width]
                     .to_vec(),
-                ..Batch::default()
+                values: vec![SeriesBuilder::default(); width],
+                ..Columns::default()
             };
             for &i in chunk {
-                batch.times_ns.push(times[i]);
-                batch.values.push((i % 91) as f64);
+                piece.times_ns.push(times[i]);
+                piece.values[0].push((i % 91) as f64);
                 if width == 2 {
-                    batch.values.push(i as f64);
+                    piece.values[1].push(i as f64);
                 }
             }
-            live.append(&batch);
+            live.append(&piece);
         }
         assert_eq!(live.times_ns, times);
         assert_eq!(live.time_levels, time_levels(&times));
-        // Batches of 137: the first to carry `b` starts at message 1,096.
+        // Pieces of 137: the first to carry `b` starts at message 1,096.
         let b = live.field("b").expect("b");
         assert!(b.series.value(1_095).is_some_and(f64::is_nan));
         assert_eq!(b.series.value(1_096), Some(1_096.0));
@@ -453,6 +437,28 @@ mod tests {
             Some(2_000.0)
         );
     }
+    #[test]
+    fn a_piece_whose_messages_all_failed_leaves_every_field_absent() {
+        let mut live = TopicData::default();
+        let mut values = SeriesBuilder::default();
+        values.push(1.0);
+        live.append(&Columns {
+            times_ns: vec![10],
+            leaves: vec![("a".into(), LeafKind::Float)],
+            values: vec![values],
+            ..Columns::default()
+        });
+        live.append(&Columns {
+            times_ns: vec![20, 30],
+            decode_errors: 2,
+            ..Columns::default()
+        });
+        let a = &live.field("a").expect("a").series;
+        assert_eq!((live.times_ns.len(), a.len()), (3, 3));
+        assert!(a.value(2).is_some_and(f64::is_nan));
+        assert_eq!(live.decode_errors, 2);
+    }
+
     #[test]
     fn latency_percentiles() {
         let mut v: Vec<i64> = (1..=100).map(|i| i * 1_000_000).collect();

@@ -150,7 +150,7 @@ impl DataSource for LiveShared {
             on_message(MessageView {
                 topic: m.topic as usize,
                 log_time_ns: m.log_time_ns,
-                publish_time_ns: m.publish_time_ns.unwrap_or(m.log_time_ns),
+                publish_time_ns: m.publish_time_ns,
                 data: m.data,
                 from_torn_part: false,
             })

@@ -1,38 +1,156 @@
 //! The capture worker: opens the session, subscribes, keeps every sample in the ring (spilling
-//! what it evicts when asked), decodes each into its topic's batch and hands the batches to the
-//! app every [`FLUSH_EVERY`].
+//! what it evicts when asked), decodes each with its topic's [`ColumnBuilder`] and, every
+//! [`FLUSH_EVERY`], hands the app the new columns.
+//!
+//! The channel to the app is bounded ([`EVENTS_CAP`]), and the worker never queues more decoded
+//! messages than the ring holds: when the app falls behind (a window hidden for long, a slow
+//! frame) the columns wait here, and what the ring evicts meanwhile leaves them too, so memory
+//! stays bounded by the capture's cap whether or not anyone takes the events.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bag::live::sim::Simulator;
 use bag::live::{LiveMessage, Subscription, channel_for};
 use bag::{ChannelSpec, DropQueue};
 use crossbeam_channel::Sender;
-use decode::{Plan, Row};
+use decode::Row;
 
-use crate::data::column_builder::compile_plan;
-use crate::data::source::TopicInfo;
-use crate::data::topic_data::{Batch, Latency};
+use crate::data::column_builder::ColumnBuilder;
+use crate::data::source::{MessageView, TopicInfo};
+use crate::data::topic_data::Latency;
 use crate::error::Error;
 use crate::live::shared::{LiveShared, lock};
 use crate::live::spill::Spill;
 use crate::live::{LiveEvent, LiveOptions};
 
+/// Events the channel to the app holds at most.
+pub(super) const EVENTS_CAP: usize = 128;
+
+/// Latencies a topic's percentiles are taken over: its most recent messages'.
+const LATENCY_WINDOW: usize = 2_000;
+
+/// How often new columns go to the app.
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
+
 /// One topic as the worker decodes it.
-struct TopicState {
-    plan: Option<Plan>,
-    plan_error: Option<Arc<Error>>,
-    pending: Batch,
-    /// Recent latencies (ring), for the percentiles sent with each batch.
+struct LiveTopic {
+    info: TopicInfo,
+    /// The columns decoded and not yet sent.
+    builder: ColumnBuilder,
+    /// Messages decoded and then evicted by the ring before they could be sent.
+    skipped: u64,
+    /// Recent latencies (a ring), for the percentiles sent with each piece.
     latencies: Vec<i64>,
     next_latency: usize,
 }
 
-const LATENCY_WINDOW: usize = 2_000;
-/// How often batches go to the UI.
-const FLUSH_EVERY: Duration = Duration::from_millis(50);
+impl LiveTopic {
+    fn new(info: TopicInfo) -> Self {
+        LiveTopic {
+            info,
+            builder: ColumnBuilder::default(),
+            skipped: 0,
+            latencies: Vec::new(),
+            next_latency: 0,
+        }
+    }
+
+    fn push(&mut self, m: &LiveMessage, row: &mut Row) {
+        let view = MessageView {
+            topic: m.topic as usize,
+            log_time_ns: m.log_time_ns,
+            publish_time_ns: m.publish_time_ns,
+            data: &m.data,
+            from_torn_part: false,
+        };
+        self.builder.push(&self.info, &view, row);
+    }
+
+    /// Moves the latencies decoded since the last flush into the window.
+    fn keep_latencies(&mut self) {
+        for latency in self.builder.drain_latencies() {
+            if self.latencies.len() < LATENCY_WINDOW {
+                self.latencies.push(latency);
+            } else if let Some(slot) = self.latencies.get_mut(self.next_latency) {
+                *slot = latency;
+                self.next_latency = (self.next_latency + 1) % LATENCY_WINDOW;
+            }
+        }
+    }
+
+    fn latency(&self) -> Option<Latency> {
+        let mut latencies = self.latencies.clone();
+        Latency::from_ns(&mut latencies)
+    }
+}
+
+/// The worker's end of the channel to the app.
+pub(super) struct Outbox<'a> {
+    /// The bounded channel.
+    pub tx: &'a Sender<LiveEvent>,
+    /// Decoded messages sent and not yet taken by the app (it subtracts what it takes).
+    pub queued: &'a AtomicU64,
+    /// Topic announcements the channel had no room for yet, in order.
+    pub waiting: VecDeque<LiveEvent>,
+}
+
+/// The channel's far end is gone: the capture was dropped.
+struct Disconnected;
+
+impl Outbox<'_> {
+    /// Sends what waits and each topic's new columns, as far as the channel and the ring
+    /// allow; returns whether anything was sent.
+    fn flush(
+        &mut self,
+        topics: &mut [LiveTopic],
+        held_messages: usize,
+        oldest_ns: Option<u64>,
+    ) -> Result<bool, Disconnected> {
+        let mut sent = false;
+        while !self.tx.is_full()
+            && let Some(event) = self.waiting.pop_front()
+        {
+            self.tx.send(event).map_err(|_| Disconnected)?;
+            sent = true;
+        }
+        for (topic, t) in topics.iter_mut().enumerate() {
+            t.keep_latencies();
+            // Columns follow the ring: what it evicted never reaches the app.
+            if let Some(oldest) = oldest_ns {
+                t.skipped += t.builder.drop_before(oldest) as u64;
+            }
+            // A topic's columns follow its announcement.
+            if !self.waiting.is_empty() || (t.builder.is_empty() && t.skipped == 0) {
+                continue;
+            }
+            let len = t.builder.len() as u64;
+            let queued = self.queued.load(Ordering::Relaxed);
+            // Never more decoded messages in the channel than the ring holds, so an app that
+            // takes nothing holds up no more than that; the first piece always goes, so an app
+            // that keeps up is never held back.
+            if queued > 0 && queued + len > held_messages as u64 {
+                continue;
+            }
+            if self.tx.is_full() {
+                break;
+            }
+            self.queued.fetch_add(len, Ordering::Relaxed);
+            let event = LiveEvent::Columns {
+                topic,
+                columns: t.builder.take(),
+                latency: t.latency(),
+                skipped: std::mem::take(&mut t.skipped),
+            };
+            // This thread is the only sender and there was room, so this does not wait.
+            self.tx.send(event).map_err(|_| Disconnected)?;
+            sent = true;
+        }
+        Ok(sent)
+    }
+}
 
 fn topic_info(spec: &ChannelSpec) -> TopicInfo {
     let (schema_encoding, schema_name, schema_data) = match &spec.schema {
@@ -50,10 +168,11 @@ fn topic_info(spec: &ChannelSpec) -> TopicInfo {
     }
 }
 
+/// Captures until `stop` is set or the app drops its end of the channel.
 pub(super) fn run(
     options: &LiveOptions,
     shared: &LiveShared,
-    tx: &Sender<LiveEvent>,
+    outbox: &mut Outbox<'_>,
     stop: &AtomicBool,
     repaint: &(dyn Fn() + Send + Sync),
 ) -> Result<(), Error> {
@@ -73,7 +192,7 @@ pub(super) fn run(
     lock(&shared.stats).connected = true;
     repaint();
 
-    let mut topics: Vec<TopicState> = Vec::new();
+    let mut topics: Vec<LiveTopic> = Vec::new();
     let mut specs: Vec<ChannelSpec> = Vec::new();
     let mut row = Row::new();
     let mut batch: Vec<LiveMessage> = Vec::new();
@@ -89,21 +208,11 @@ pub(super) fn run(
             for live in subscription.topics().since(topics.len()) {
                 let spec = channel_for(&live.key, &live.encoding);
                 let info = topic_info(&spec);
-                let (plan, plan_error) = match compile_plan(&info) {
-                    Ok(p) => (Some(p), None),
-                    Err(e) => (None, Some(Arc::new(e))),
-                };
-                topics.push(TopicState {
-                    plan,
-                    plan_error,
-                    pending: Batch::default(),
-                    latencies: Vec::new(),
-                    next_latency: 0,
-                });
+                topics.push(LiveTopic::new(info.clone()));
                 specs.push(spec.clone());
                 lock(&shared.specs).push(spec);
                 lock(&shared.topics).push(info.clone());
-                let _ = tx.send(LiveEvent::Topic(info));
+                outbox.waiting.push_back(LiveEvent::Topic(info));
             }
         }
         if !batch.is_empty() {
@@ -126,24 +235,18 @@ pub(super) fn run(
         for m in batch.drain(..) {
             unstamped += u64::from(m.publish_time_ns.is_none());
             if let Some(t) = topics.get_mut(m.topic as usize) {
-                decode_into(t, &m, &mut row);
+                t.push(&m, &mut row);
             }
         }
         if last_flush.elapsed() >= FLUSH_EVERY {
             last_flush = Instant::now();
-            let mut sent = false;
-            for (i, t) in topics.iter_mut().enumerate() {
-                if t.pending.times_ns.is_empty() {
-                    continue;
-                }
-                let mut latencies = t.latencies.clone();
-                t.pending.latency = Latency::from_ns(&mut latencies);
-                let batch = std::mem::take(&mut t.pending);
-                if tx.send(LiveEvent::Batch { topic: i, batch }).is_err() {
-                    return Ok(());
-                }
-                sent = true;
-            }
+            let (held_messages, oldest_ns) = {
+                let store = shared.store();
+                (store.len(), store.oldest_time_ns())
+            };
+            let Ok(sent) = outbox.flush(&mut topics, held_messages, oldest_ns) else {
+                break;
+            };
             let received = subscription.received();
             let (held, evicted, oldest) = {
                 let store = shared.store();
@@ -187,65 +290,8 @@ pub(super) fn run(
     }
     drop(subscription);
     if let Some(s) = simulator {
-        let _ = s.stop();
+        s.stop().ok();
     }
     bag::live::close(session).ok();
     Ok(())
-}
-
-fn decode_into(t: &mut TopicState, m: &LiveMessage, row: &mut Row) {
-    // An unstamped sample says nothing about latency.
-    if let Some(publish) = m.publish_time_ns {
-        let latency = (i128::from(m.log_time_ns) - i128::from(publish)) as i64;
-        if t.latencies.len() < LATENCY_WINDOW {
-            t.latencies.push(latency);
-        } else if let Some(slot) = t.latencies.get_mut(t.next_latency) {
-            *slot = latency;
-            t.next_latency = (t.next_latency + 1) % LATENCY_WINDOW;
-        }
-    }
-    let batch = &mut t.pending;
-    batch.times_ns.push(m.log_time_ns);
-    let Some(plan) = &mut t.plan else {
-        batch.decode_errors += 1;
-        if batch.first_error.is_none() {
-            batch.first_error.clone_from(&t.plan_error);
-        }
-        pad_row(batch);
-        return;
-    };
-    match plan.decode(&m.data, row) {
-        Ok(decoded) => {
-            batch.clipped_messages += u64::from(decoded.clipped);
-            let leaves = plan.leaves();
-            if leaves.len() > batch.leaves.len() {
-                // The leaf list only grows: earlier rows of this batch get NaN for new slots.
-                let old = batch.leaves.len();
-                let rows = batch.times_ns.len() - 1;
-                let mut widened = Vec::with_capacity(rows * leaves.len());
-                for r in 0..rows {
-                    widened
-                        .extend_from_slice(batch.values.get(r * old..(r + 1) * old).unwrap_or(&[]));
-                    widened.resize(widened.len() + leaves.len() - old, f64::NAN);
-                }
-                batch.values = widened;
-                batch.leaves = leaves.iter().map(|l| (l.path.clone(), l.kind)).collect();
-            }
-            for slot in 0..batch.leaves.len() {
-                batch.values.push(row.get_f64(slot).unwrap_or(f64::NAN));
-            }
-        }
-        Err(e) => {
-            batch.decode_errors += 1;
-            if batch.first_error.is_none() {
-                batch.first_error = Some(Arc::new(Error::Decode(e)));
-            }
-            pad_row(batch);
-        }
-    }
-}
-
-fn pad_row(batch: &mut Batch) {
-    let width = batch.leaves.len();
-    batch.values.resize(batch.values.len() + width, f64::NAN);
 }
