@@ -5,10 +5,13 @@
 //!
 //! ```text
 //! path ─▶ open (worker) ─▶ RecordingSource (DataSource: topics + health at once)
-//!                              └─▶ Loader (rayon across time windows) ─▶ TopicData columns + pyramids
-//!                                                                     └─▶ plots, timeline, tree
+//!                              └─▶ Loader (rayon across time windows, a ColumnBuilder per topic
+//!                                  and window) ─▶ TopicData columns + pyramids
+//!                                                  └─▶ plots, timeline, tree
 //! zenoh ─▶ Subscription ─▶ LiveCapture worker ─▶ CaptureStore (raw ring, bounded by bytes)
-//!                                   └─▶ decoded batches ─▶ the same columns ─▶ File > Save Recording
+//!                               │                        └─▶ File > Save Recording
+//!                               └─▶ a ColumnBuilder per topic ─▶ column pieces (bounded channel)
+//!                                       ─▶ appended to the same columns in Scope::logic
 //! ```
 //!
 //! The app is [`Scope`]. `scope.logic(ctx)` does its background work (eframe calls it also

@@ -96,8 +96,13 @@ impl Inspector {
                     repaint();
                 }
             });
-        if let Err(e) = spawned {
-            eprintln!("scope: cannot start the inspector thread: {e}");
+        if let Err(source) = spawned {
+            // The panel then only ever shows its spinner; the reason goes to stderr.
+            let error = Error::Thread {
+                name: "scope-inspector",
+                source,
+            };
+            eprintln!("scope: {}", error.report());
         }
         Self {
             topic: None,

@@ -168,17 +168,19 @@ fn run(
     let windows = source.windows(window_count(source));
     let issues = load_windows(source, &windows, cancel, progress, &mut |topic, data| {
         // The UI may have gone away: nothing to do then.
-        let _ = tx.send(LoadEvent::Topic {
+        tx.send(LoadEvent::Topic {
             topic,
             data: data.map(Arc::new),
-        });
+        })
+        .ok();
         repaint();
     });
-    let _ = tx.send(LoadEvent::Finished {
+    tx.send(LoadEvent::Finished {
         issues,
         elapsed: start.elapsed(),
         cancelled: cancel.load(Ordering::Relaxed),
-    });
+    })
+    .ok();
     repaint();
 }
 

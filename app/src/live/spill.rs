@@ -195,7 +195,7 @@ fn remove_orphans(root: &Path) {
         if let Some(pid) = pid
             && !Path::new("/proc").join(pid.to_string()).exists()
         {
-            let _ = std::fs::remove_dir_all(entry.path());
+            std::fs::remove_dir_all(entry.path()).ok();
         }
     }
 }
@@ -203,7 +203,7 @@ fn remove_orphans(root: &Path) {
 impl Drop for Spill {
     fn drop(&mut self) {
         drop(self.writer.take());
-        let _ = std::fs::remove_dir_all(&self.dir);
+        std::fs::remove_dir_all(&self.dir).ok();
     }
 }
 
