@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use scope::capture::CaptureStore;
+use scope::live::capture::CaptureStore;
 
 const PAYLOAD: usize = 200;
 

@@ -10,11 +10,12 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader};
+use scope::data::envelope::envelope;
+use scope::data::loader::{LoadEvent, Loader};
+use scope::data::series::{Series, SeriesBuilder};
+use scope::data::source::{DataSource, RecordingSource};
+use scope::data::topic_data::time_levels;
 use scope::demo::{DemoOptions, write_demo};
-use scope::loader::{LoadEvent, Loader};
-use scope::series::{Series, SeriesBuilder};
-use scope::source::{DataSource, RecordingSource};
-use scope::topic_data::{envelope, time_levels};
 
 const WIDTH_PX: usize = 1200;
 

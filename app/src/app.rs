@@ -1,96 +1,56 @@
-//! [`Scope`]: the whole app's state and its frame. Works both inside eframe and in an
-//! egui_kittest harness (`scope.ui(ui)`).
+//! [`Scope`]: the whole app's state, its background work and its frame.
+//!
+//! As eframe splits an app, [`Scope::logic`] does the work that must go on whether or not the
+//! window is shown (eframe calls it before every frame and also while the window is hidden,
+//! whenever a worker asks for a repaint): starting what was asked for, taking in what the
+//! opening jobs, the loader, the live capture, the inspector and a save report, following a
+//! live capture, playing back. [`Scope::ui`] only draws the panels and applies what the user
+//! asked for in them ([`Action`]s). Both run in eframe and in an egui_kittest harness alike.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::AtomicI32;
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
-use decode::LeafKind;
-use egui::{Key, RichText};
 
-use crate::health::health_ui;
-use crate::inspector::{Inspector, inspector_ui};
-use crate::layout::{Layout, Persisted, PlotSpec, SignalRef};
-use crate::live::{LiveCapture, LiveOptions};
-use crate::open::{
-    OpenEvent, PickKind, PickPath, demo_in_background, open_in_background, pick_in_background,
-};
-use crate::plots::{PlotView, plot_stack_ui};
+use crate::app::commands::{Command, Repaint};
+use crate::app::open::{OpenEvent, PickKind, PickPath};
+use crate::app::save_job::{SaveJob, SaveState};
+use crate::app::screenshot::ScreenshotJob;
+use crate::app::view::Zoom;
+use crate::data::inspector::Inspector;
+use crate::data::layout::{Layout, Persisted};
+use crate::error::Error;
+use crate::live::LiveOptions;
 use crate::recording::Recording;
-use crate::save::{SaveProgress, save_capture};
-use crate::timeline::{Playback, Step, advance, timeline_ui};
-use crate::tree::topic_tree_ui;
+use crate::ui::action::Action;
+use crate::ui::connect_dialog::{ConnectForm, connect_dialog_ui};
+use crate::ui::error_bar::error_bar_ui;
+use crate::ui::input::input_actions;
+use crate::ui::menu::{MenuState, menu_bar_ui};
+use crate::ui::plots::{PlotView, plot_stack_ui};
+use crate::ui::side_panel::{RightPanel, side_panel_ui};
+use crate::ui::status_bar::status_bar_ui;
+use crate::ui::timeline::{Playback, advance, timeline_ui};
+use crate::ui::tree::topic_tree_ui;
+use crate::ui::welcome::welcome_ui;
+
+mod commands;
+mod follow;
+mod icon;
+pub mod open;
+pub mod save_job;
+pub mod screenshot;
+mod view;
+
+pub use icon::icon;
 
 /// How many recent files are remembered.
 const RECENT_MAX: usize = 10;
 
-/// Which panel is on the right.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RightPanel {
-    /// Health.
-    Health,
-    /// Inspector.
-    Inspector,
-}
-
-#[derive(Debug)]
-enum Command {
-    Open(PathBuf),
-    Pick(PickKind),
-    DemoRecording,
-    Live(LiveOptions),
-}
-
-/// Seconds of newest data shown while following a live capture.
-const FOLLOW_WINDOW_S: f64 = 10.0;
-
-/// The File > Connect form.
-#[derive(Debug, Clone)]
-pub struct ConnectForm {
-    /// Shown.
-    pub open: bool,
-    /// Endpoint to connect to.
-    pub endpoint: String,
-    /// Key expression to capture.
-    pub key_expr: String,
-    /// Capture cap, MiB.
-    pub cap_mib: u32,
-    /// Keep what the cap evicts in a temporary bag on disk.
-    pub spill: bool,
-}
-
-impl Default for ConnectForm {
-    fn default() -> Self {
-        Self {
-            open: false,
-            endpoint: "tcp/127.0.0.1:7447".into(),
-            key_expr: "**".into(),
-            cap_mib: 1024,
-            spill: false,
-        }
-    }
-}
-
-/// A Save Recording in progress or finished.
-#[derive(Debug)]
-struct SaveJob {
-    path: PathBuf,
-    progress: Arc<SaveProgress>,
-    result: Receiver<Result<bag::BagSummary, String>>,
-}
-
-/// A pending `--screenshot-to`.
-#[derive(Debug)]
-struct ScreenshotJob {
-    out: PathBuf,
-    frames_ready: u32,
-    requested: bool,
-    started: Instant,
-    result: Arc<Mutex<Option<Result<(), String>>>>,
-    exit_code: Arc<AtomicI32>,
-}
+/// How long one `logic` call may spend taking in decoded columns.
+const POLL_BUDGET: Duration = Duration::from_millis(8);
 
 /// The app.
 pub struct Scope {
@@ -102,7 +62,7 @@ pub struct Scope {
     recording: Option<Recording>,
     inspector: Option<Inspector>,
     /// The last error, shown until dismissed.
-    pub error: Option<String>,
+    pub error: Option<Error>,
     /// Recent files and layout (saved by eframe).
     pub persisted: Persisted,
     view: PlotView,
@@ -122,7 +82,6 @@ pub struct Scope {
     /// File > Connect.
     pub connect_form: ConnectForm,
     save: Option<SaveJob>,
-    save_pick: Option<Receiver<Option<PathBuf>>>,
     /// The last thing that finished (e.g. a save), shown in the status bar.
     pub notice: Option<String>,
 }
@@ -137,7 +96,7 @@ impl std::fmt::Debug for Scope {
 }
 
 impl Scope {
-    /// A scope with nothing open; `pick` is the file dialog (see [`crate::open::native_dialog`]).
+    /// A scope with nothing open; `pick` is the file dialog (see [`open::native_dialog`]).
     pub fn new(pick: PickPath) -> Self {
         let (open_tx, open_rx) = bounded(8);
         Self {
@@ -161,12 +120,11 @@ impl Scope {
             follow_range: None,
             connect_form: ConnectForm::default(),
             save: None,
-            save_pick: None,
             notice: None,
         }
     }
 
-    /// Opens `path` (read off the UI thread, starting with the next frame).
+    /// Opens `path` (read off the UI thread, starting with the next `logic`).
     pub fn open(&mut self, path: PathBuf) {
         self.commands.push(Command::Open(path));
     }
@@ -193,16 +151,9 @@ impl Scope {
         if self.is_saving() {
             return;
         }
-        let (tx, rx) = bounded(1);
-        let pick = Arc::clone(&self.pick);
-        let spawned = std::thread::Builder::new()
-            .name("scope-save-dialog".into())
-            .spawn(move || {
-                let _ = tx.send(pick(PickKind::SaveBag));
-            });
-        match spawned {
-            Ok(_) => self.save_pick = Some(rx),
-            Err(e) => self.error = Some(format!("cannot show the save dialog: {e}")),
+        match SaveJob::pick(&self.pick) {
+            Ok(job) => self.save = Some(job),
+            Err(e) => self.error = Some(e),
         }
     }
 
@@ -214,34 +165,21 @@ impl Scope {
             .and_then(Recording::capture)
             .map(|c| Arc::clone(c.shared()))
         else {
-            self.error = Some("Save Recording: nothing is being captured".into());
+            self.error = Some(Error::NothingCaptured);
             return;
         };
-        let progress = Arc::new(SaveProgress::default());
-        let (tx, rx) = bounded(1);
-        let job_progress = Arc::clone(&progress);
-        let target = dir.clone();
-        let spawned = std::thread::Builder::new()
-            .name("scope-save".into())
-            .spawn(move || {
-                let _ = tx.send(save_capture(&shared, &target, &job_progress));
-            });
-        match spawned {
-            Ok(_) => {
+        match SaveJob::write(shared, dir) {
+            Ok(job) => {
                 self.notice = None;
-                self.save = Some(SaveJob {
-                    path: dir,
-                    progress,
-                    result: rx,
-                });
+                self.save = Some(job);
             }
-            Err(e) => self.error = Some(format!("cannot start saving: {e}")),
+            Err(e) => self.error = Some(e),
         }
     }
 
-    /// True while a save is running.
+    /// True while a save is running (its dialog included).
     pub fn is_saving(&self) -> bool {
-        self.save.is_some() || self.save_pick.is_some()
+        self.save.is_some()
     }
 
     /// Shows the file dialog as File > Open would.
@@ -253,14 +191,7 @@ impl Scope {
     /// the exit code lands in `exit_code` (0 written, 1 failed).
     pub fn screenshot_to(&mut self, out: PathBuf, exit_code: Arc<AtomicI32>) {
         self.default_layout = true;
-        self.screenshot = Some(ScreenshotJob {
-            out,
-            frames_ready: 0,
-            requested: false,
-            started: Instant::now(),
-            result: Arc::new(Mutex::new(None)),
-            exit_code,
-        });
+        self.screenshot = Some(ScreenshotJob::new(out, exit_code));
     }
 
     /// The open recording.
@@ -303,695 +234,271 @@ impl Scope {
         self.persisted.recent.truncate(RECENT_MAX);
     }
 
-    /// Plots the first float fields of the first topics (outside headers).
-    pub fn apply_default_layout(&mut self) {
-        let Some(rec) = &self.recording else {
-            return;
-        };
-        let mut layout = Layout::default();
-        for (i, topic) in rec.summary().topics.iter().enumerate() {
-            if layout.plots.len() >= 4 {
-                break;
-            }
-            let Some(data) = rec.data(i) else {
-                continue;
-            };
-            let signals: Vec<SignalRef> = data
-                .fields
-                .iter()
-                .filter(|f| f.kind == LeafKind::Float && !f.path.starts_with("header"))
-                .take(2)
-                .map(|f| SignalRef {
-                    topic: topic.topic.clone(),
-                    path: f.path.clone(),
-                })
-                .collect();
-            if !signals.is_empty() {
-                layout.plots.push(PlotSpec { signals });
-            }
-        }
-        if layout.plots.is_empty() {
-            // Nothing float: take any numeric leaf.
-            for (i, topic) in rec.summary().topics.iter().enumerate() {
-                if let Some(f) = rec.data(i).and_then(|d| d.fields.first()) {
-                    layout.add(
-                        None,
-                        SignalRef {
-                            topic: topic.topic.clone(),
-                            path: f.path.clone(),
-                        },
-                    );
-                }
-                if layout.plots.len() >= 4 {
-                    break;
-                }
-            }
-        }
-        self.persisted.layout = layout;
+    fn is_live(&self) -> bool {
+        self.recording
+            .as_ref()
+            .is_some_and(|r| r.capture().is_some())
     }
 
-    /// Adds a signal to the focused plot (a new plot when none is focused).
-    pub fn add_signal(&mut self, signal: SignalRef) {
-        let target = self
-            .focused_plot
-            .or_else(|| self.persisted.layout.plots.len().checked_sub(1));
-        self.persisted.layout.add(target, signal);
-        if self.focused_plot.is_none() {
-            self.focused_plot = self.persisted.layout.plots.len().checked_sub(1);
-        }
-    }
-
-    /// Moves the playhead to the next or previous message of the plotted topics (all topics
-    /// when nothing is plotted).
-    pub fn step(&mut self, step: Step) {
-        let Some(rec) = &self.recording else {
-            return;
-        };
-        let mut topics: Vec<usize> = self
-            .persisted
-            .layout
-            .signals()
-            .filter_map(|s| rec.topic_index(&s.topic))
-            .collect();
-        if topics.is_empty() {
-            topics = (0..rec.topics.len()).collect();
-        }
-        let t = self.playback.playhead_ns;
-        let mut best: Option<u64> = None;
-        for i in topics {
-            let Some(data) = rec.data(i) else {
-                continue;
-            };
-            let candidate = match step {
-                Step::Forward => {
-                    let k = data.times_ns.partition_point(|&x| x <= t);
-                    data.times_ns.get(k).copied()
-                }
-                Step::Back => {
-                    let k = data.times_ns.partition_point(|&x| x < t);
-                    k.checked_sub(1).and_then(|k| data.times_ns.get(k).copied())
-                }
-            };
-            if let Some(c) = candidate {
-                best = Some(match (best, step) {
-                    (None, _) => c,
-                    (Some(b), Step::Forward) => b.min(c),
-                    (Some(b), Step::Back) => b.max(c),
-                });
-            }
-        }
-        if let Some(b) = best {
-            self.playback.playhead_ns = b;
-        }
-    }
-
-    fn run_commands(&mut self, ctx: &egui::Context) {
-        let repaint: Arc<dyn Fn() + Send + Sync> = {
+    /// The work that goes on whether or not the window is shown: eframe calls this before
+    /// every frame, and while the window is hidden whenever a worker asks for a repaint. It
+    /// never draws.
+    pub fn logic(&mut self, ctx: &egui::Context) {
+        let repaint: Repaint = {
             let ctx = ctx.clone();
             Arc::new(move || ctx.request_repaint())
         };
-        for command in std::mem::take(&mut self.commands) {
-            self.opening += 1;
-            let tx = self.open_tx.clone();
-            match command {
-                Command::Open(path) => open_in_background(path, tx, Arc::clone(&repaint)),
-                Command::Pick(kind) => {
-                    pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(&repaint))
-                }
-                Command::DemoRecording => demo_in_background(tx, Arc::clone(&repaint)),
-                Command::Live(options) => {
-                    self.opening = self.opening.saturating_sub(1);
-                    self.close();
-                    let capture = LiveCapture::start(options, Arc::clone(&repaint));
-                    let source = Arc::clone(capture.shared());
-                    self.inspector = Some(Inspector::start(source, Arc::clone(&repaint)));
-                    self.recording = Some(Recording::live(capture));
-                    self.follow = true;
-                    self.error = None;
-                    self.focused_plot = None;
-                }
-            }
-        }
+        self.run_commands(&repaint);
         self.poll_save();
-        while let Ok(event) = self.open_rx.try_recv() {
-            self.opening = self.opening.saturating_sub(1);
-            match event {
-                OpenEvent::Cancelled => {}
-                OpenEvent::Failed(e) => self.error = Some(e),
-                OpenEvent::Opened { source, demo } => {
-                    self.close();
-                    if !demo {
-                        self.remember(&source.summary().path);
-                    }
-                    self.playback.playhead_ns = source.summary().time_range_ns.map_or(0, |r| r.0);
-                    self.inspector =
-                        Some(Inspector::start(Arc::clone(&source), Arc::clone(&repaint)));
-                    self.recording = Some(Recording::start(source, Arc::clone(&repaint)));
-                    self.error = None;
-                    self.focused_plot = None;
-                }
-            }
+        self.take_opened(&repaint);
+        self.poll_recording(ctx);
+        if let Some(inspector) = &mut self.inspector {
+            inspector.poll();
         }
-        let mut just_loaded = false;
-        if let Some(rec) = &mut self.recording {
-            let was_loaded = rec.loaded();
-            rec.poll(Duration::from_millis(8));
-            just_loaded = !was_loaded && rec.loaded();
-            if !rec.loaded() {
-                // Progress counters move without events.
-                ctx.request_repaint_after(Duration::from_millis(100));
-            }
-        }
-        if just_loaded && self.default_layout && self.persisted.layout.plots.is_empty() {
-            self.apply_default_layout();
-        }
-        if let Some(rec) = &self.recording
-            && rec.capture().is_some()
-        {
-            if let Some(e) = rec.issues.last() {
-                self.error = Some(e.clone());
-            }
-            // A live capture's default layout waits for data on a few topics.
-            let with_data = (0..rec.topics.len())
-                .filter(|&i| rec.data(i).is_some_and(|d| !d.times_ns.is_empty()))
-                .count();
-            if self.default_layout && self.persisted.layout.plots.is_empty() && with_data >= 3 {
-                self.apply_default_layout();
-                self.default_layout = false;
-            }
-        }
-        self.follow_range = None;
-        if let Some(rec) = &self.recording
-            && rec.capture().is_some()
-        {
-            if self.follow {
-                let t1 = rec.t1_ns();
-                self.playback.playhead_ns = t1;
-                let end = (t1.saturating_sub(rec.t0_ns())) as f64 / 1e9;
-                let range = ((end - FOLLOW_WINDOW_S).max(0.0), end.max(1e-3));
-                self.view.pending_x_range_s = Some(range);
-                self.follow_range = Some(range);
-            }
-            ctx.request_repaint_after(Duration::from_millis(100));
-        }
+        self.follow_newest(ctx);
+        self.play(ctx);
     }
 
-    fn poll_save(&mut self) {
-        if let Some(rx) = &self.save_pick
-            && let Ok(choice) = rx.try_recv()
-        {
-            self.save_pick = None;
-            if let Some(dir) = choice {
-                self.save_recording_to(dir);
-            }
-        }
-        let Some(job) = &self.save else {
-            return;
-        };
-        let Ok(result) = job.result.try_recv() else {
-            return;
-        };
-        match result {
-            Ok(summary) => {
-                let mut notice = format!(
-                    "Saved {} messages to {}",
-                    summary.message_count,
-                    job.path.display()
-                );
-                if summary.dropped_messages > 0 {
-                    notice.push_str(&format!(
-                        " ({} dropped before saving, recorded in its index)",
-                        summary.dropped_messages
-                    ));
-                }
-                self.notice = Some(notice);
-            }
-            Err(e) => self.error = Some(e),
-        }
-        self.save = None;
-    }
-
-    fn keys(&mut self, ctx: &egui::Context) {
-        if ctx.egui_wants_keyboard_input() {
-            return;
-        }
-        let (space, left, right, plus, minus, home) = ctx.input(|i| {
-            (
-                i.key_pressed(Key::Space),
-                i.key_pressed(Key::ArrowLeft),
-                i.key_pressed(Key::ArrowRight),
-                i.key_pressed(Key::Plus) || i.key_pressed(Key::Equals),
-                i.key_pressed(Key::Minus),
-                i.key_pressed(Key::Home),
-            )
-        });
-        let live = self
-            .recording
-            .as_ref()
-            .is_some_and(|r| r.capture().is_some());
-        if space && live {
-            self.follow = !self.follow;
-        } else if space {
-            self.playback.playing = !self.playback.playing;
-        }
-        if live && (left || right || plus || minus) {
-            self.follow = false;
-        }
-        if left {
-            self.step(Step::Back);
-        }
-        if right {
-            self.step(Step::Forward);
-        }
-        if let Some(rec) = &self.recording {
-            let full = (0.0, (rec.t1_ns().saturating_sub(rec.t0_ns())) as f64 / 1e9);
-            let (a, b) = self.view.x_range_s.unwrap_or(full);
-            let center = (self.playback.playhead_ns as f64 - rec.t0_ns() as f64) / 1e9;
-            if plus {
-                let half = (b - a) / 4.0;
-                self.view.pending_x_range_s = Some((center - half, center + half));
-            }
-            if minus {
-                let half = b - a;
-                self.view.pending_x_range_s = Some((center - half, center + half));
-            }
-            if home {
-                self.view.pending_x_range_s = Some(full);
-            }
-        }
-    }
-
-    fn menu_ui(&mut self, ui: &mut egui::Ui) {
-        egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
-                if ui.button("Open File...").clicked() {
-                    self.pick(PickKind::File);
-                    ui.close();
-                }
-                if ui.button("Open Folder...").clicked() {
-                    self.pick(PickKind::Folder);
-                    ui.close();
-                }
-                ui.menu_button("Open Recent", |ui| {
-                    if self.persisted.recent.is_empty() {
-                        ui.label("No recent recordings");
-                    }
-                    let mut chosen = None;
-                    for path in &self.persisted.recent {
-                        if ui.button(path).clicked() {
-                            chosen = Some(PathBuf::from(path));
-                        }
-                    }
-                    if let Some(p) = chosen {
-                        self.open(p);
-                        ui.close();
-                    }
-                });
-                ui.separator();
-                if ui.button("Connect...").clicked() {
-                    self.connect_form.open = true;
-                    ui.close();
-                }
-                let live = self
-                    .recording
-                    .as_ref()
-                    .is_some_and(|r| r.capture().is_some());
-                if ui
-                    .add_enabled(
-                        live && !self.is_saving(),
-                        egui::Button::new("Save Recording..."),
-                    )
-                    .clicked()
-                {
-                    self.save_recording();
-                    ui.close();
-                }
-                ui.separator();
-                if ui.button("Live Demo").clicked() {
-                    self.open_demo();
-                    ui.close();
-                }
-                if ui.button("Demo Recording").clicked() {
-                    self.open_demo_recording();
-                    ui.close();
-                }
-                if ui.button("Close").clicked() {
-                    self.close();
-                    ui.close();
-                }
-            });
-            ui.menu_button("View", |ui| {
-                if ui.button("Reset view").clicked() {
-                    if let Some(rec) = &self.recording {
-                        self.view.pending_x_range_s =
-                            Some((0.0, (rec.t1_ns().saturating_sub(rec.t0_ns())) as f64 / 1e9));
-                    }
-                    ui.close();
-                }
-                if ui.button("Default layout").clicked() {
-                    self.apply_default_layout();
-                    ui.close();
-                }
-                if ui.button("Clear plots").clicked() {
-                    self.persisted.layout = Layout::default();
-                    self.focused_plot = None;
-                    ui.close();
-                }
-            });
-            ui.separator();
-            if let Some(rec) = &self.recording {
-                ui.label(RichText::new(&rec.summary().name).strong());
-                if rec.loaded() {
-                    let samples: usize = (0..rec.topics.len())
-                        .filter_map(|i| rec.data(i))
-                        .map(|d| d.sample_count())
-                        .sum();
-                    ui.label(
-                        RichText::new(format!(
-                            "{} messages, {samples} samples",
-                            rec.summary().health.message_count
-                        ))
-                        .weak(),
-                    );
-                } else {
-                    ui.add(
-                        egui::ProgressBar::new(rec.progress())
-                            .desired_width(160.0)
-                            .show_percentage()
-                            .text(format!("Loading {:.0}%", rec.progress() * 100.0)),
-                    );
-                    if ui.button("Cancel").clicked() {
-                        self.close();
-                    }
-                }
-            }
-            if self.is_opening() {
-                ui.spinner();
-                ui.label("Opening...");
-            }
-        });
-    }
-
-    /// One frame of the whole app.
+    /// One frame: the panels, then what the user asked for in them.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        // Drag and drop onto the window.
-        let dropped: Option<PathBuf> =
-            ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
-        if let Some(p) = dropped {
-            self.open(p);
+        // Keys act before anything is drawn, so a zoom shows in this very frame.
+        let keys = input_actions(&ctx, self.is_live(), self.recording.is_some());
+        self.apply(keys);
+        let mut actions = Vec::new();
+        let menu = MenuState {
+            recording: self.recording.as_ref(),
+            recent: &self.persisted.recent,
+            saving: self.is_saving(),
+            opening: self.is_opening(),
+        };
+        egui::Panel::top("scope-menu").show(ui, |ui| menu_bar_ui(ui, menu, &mut actions));
+        if let Some(error) = &self.error {
+            egui::Panel::top("scope-error").show(ui, |ui| error_bar_ui(ui, error, &mut actions));
         }
-        self.run_commands(&ctx);
-        self.keys(&ctx);
-        if let Some(rec) = &self.recording
-            && rec.capture().is_none()
-        {
-            let dt = f64::from(ctx.input(|i| i.stable_dt)).min(0.1);
-            advance(&mut self.playback, dt, rec.t1_ns());
-            if self.playback.playing {
-                ctx.request_repaint();
-            }
+        if let Some(options) = connect_dialog_ui(&ctx, &mut self.connect_form) {
+            actions.push(Action::Connect(options));
         }
+        self.status_bar_ui(ui);
+        if self.recording.is_some() {
+            self.recording_ui(ui, &mut actions);
+        } else {
+            let opening = self.is_opening();
+            egui::CentralPanel::default().show(ui, |ui| welcome_ui(ui, opening));
+        }
+        self.apply(actions);
+        self.stop_following_on_user_move(&ctx);
+        self.screenshot_after_frame(&ctx);
+    }
 
-        egui::Panel::top("scope-menu").show(ui, |ui| self.menu_ui(ui));
-        if let Some(err) = self.error.clone() {
-            egui::Panel::top("scope-error").show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    ui.colored_label(
-                        egui::Color32::from_rgb(0xf0, 0x60, 0x60),
-                        format!("Error: {err}"),
-                    );
-                    if ui.small_button("Dismiss").clicked() {
-                        self.error = None;
-                    }
-                });
-            });
-        }
-        self.connect_ui(&ctx);
-        if self
-            .recording
-            .as_ref()
-            .is_some_and(|r| r.capture().is_some())
-        {
-            egui::Panel::bottom("scope-live-status").show(ui, |ui| self.live_status_ui(ui));
-        }
-        let Some(rec) = &self.recording else {
-            egui::CentralPanel::default().show(ui, |ui| {
-                ui.vertical_centered(|ui| {
-                    ui.add_space(80.0);
-                    ui.heading("Redline Scope");
-                    if self.is_opening() {
-                        ui.spinner();
-                        ui.label("Opening...");
-                    } else {
-                        ui.label(
-                            "File > Open, or drop a bag directory or .mcap file here; \
-                             File > Connect to capture live zenoh data.",
-                        );
-                    }
-                });
-            });
-            self.finish_screenshot(&ctx);
+    /// The live capture's status bar, when one is open.
+    fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_some()) else {
             return;
         };
-        let mut step = None;
+        let saving = self.save.as_ref().and_then(SaveJob::progress);
+        let (follow, notice) = (&mut self.follow, self.notice.as_deref());
+        egui::Panel::bottom("scope-live-status")
+            .show(ui, |ui| status_bar_ui(ui, rec, follow, saving, notice));
+    }
+
+    /// The open recording's panels: timeline, topic tree, health or inspector, plots.
+    fn recording_ui(&mut self, ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+        let Scope {
+            recording: Some(rec),
+            playback,
+            filter,
+            view,
+            right,
+            inspector,
+            persisted,
+            focused_plot,
+            ..
+        } = self
+        else {
+            return;
+        };
         egui::Panel::bottom("scope-timeline").show(ui, |ui| {
             ui.add_space(4.0);
-            step = timeline_ui(ui, rec, &mut self.playback);
+            actions.extend(timeline_ui(ui, rec, playback).map(Action::Step));
             ui.add_space(4.0);
         });
-        let mut clicked_signal = None;
         egui::Panel::left("scope-tree")
             .resizable(true)
             .default_size(280.0)
             .max_size(480.0)
             .show(ui, |ui| {
                 ui.heading("Topics");
-                clicked_signal = topic_tree_ui(ui, rec, &mut self.filter);
+                actions.extend(topic_tree_ui(ui, rec, filter).map(Action::AddSignal));
             });
         egui::Panel::right("scope-side")
             .resizable(true)
             .default_size(340.0)
             .max_size(520.0)
             .show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    ui.selectable_value(&mut self.right, RightPanel::Health, "Health");
-                    ui.selectable_value(&mut self.right, RightPanel::Inspector, "Inspector");
-                });
-                ui.separator();
-                match self.right {
-                    RightPanel::Health => health_ui(ui, rec),
-                    RightPanel::Inspector => {
-                        if let Some(inspector) = &mut self.inspector {
-                            if inspector.topic.is_none() {
-                                inspector.topic = self
-                                    .persisted
-                                    .layout
-                                    .signals()
-                                    .next()
-                                    .and_then(|s| rec.topic_index(&s.topic));
-                            }
-                            inspector_ui(ui, rec, inspector, self.playback.playhead_ns);
-                        }
-                    }
-                }
+                let playhead_ns = playback.playhead_ns;
+                let inspector = inspector.as_mut();
+                actions.extend(side_panel_ui(
+                    ui,
+                    rec,
+                    right,
+                    inspector,
+                    &persisted.layout,
+                    playhead_ns,
+                ));
             });
-        let mut actions = Default::default();
         egui::CentralPanel::default().show(ui, |ui| {
-            actions = plot_stack_ui(
+            let plotted = plot_stack_ui(
                 ui,
                 rec,
-                &self.persisted.layout,
-                &mut self.view,
-                self.playback.playhead_ns,
-                self.focused_plot,
+                &persisted.layout,
+                view,
+                playback.playhead_ns,
+                *focused_plot,
             );
+            actions.extend(plotted.into_actions());
         });
-        if let Some(s) = step {
-            self.step(s);
-        }
-        if let Some(signal) = clicked_signal {
-            self.add_signal(signal);
-        }
-        let layout = &mut self.persisted.layout;
-        if let Some(t) = actions.seek_ns {
-            self.playback.playhead_ns = t;
-        }
-        if actions.focused.is_some() {
-            self.focused_plot = actions.focused;
-        }
-        if let Some((plot, signal)) = actions.dropped {
-            layout.add(plot, signal);
-        }
-        if let Some((p, s)) = actions.remove_signal
-            && let Some(plot) = layout.plots.get_mut(p)
-            && s < plot.signals.len()
-        {
-            plot.signals.remove(s);
-        }
-        if let Some(p) = actions.remove_plot
-            && p < layout.plots.len()
-        {
-            layout.plots.remove(p);
-            self.focused_plot = None;
-        }
-        self.stop_following_on_user_move(&ctx);
-        self.finish_screenshot(&ctx);
     }
 
-    /// Scrubbing, stepping, or zooming and panning a plot while following a live capture
-    /// pauses following, so the view stays where the user put it.
-    fn stop_following_on_user_move(&mut self, ctx: &egui::Context) {
-        let Some(rec) = &self.recording else {
+    /// Does what the user asked for, in order.
+    fn apply(&mut self, actions: Vec<Action>) {
+        for action in actions {
+            match action {
+                Action::Open(path) => self.open(path),
+                Action::PickFile => self.pick(PickKind::File),
+                Action::PickFolder => self.pick(PickKind::Folder),
+                Action::ShowConnectDialog => self.connect_form.open = true,
+                Action::Connect(options) => self.start_live(options),
+                Action::SaveRecording => self.save_recording(),
+                Action::LiveDemo => self.open_demo(),
+                Action::DemoRecording => self.open_demo_recording(),
+                Action::Close => self.close(),
+                Action::ResetView => self.zoom(Zoom::All),
+                Action::DefaultLayout => self.apply_default_layout(),
+                Action::ClearPlots => {
+                    self.persisted.layout = Layout::default();
+                    self.focused_plot = None;
+                }
+                Action::DismissError => self.error = None,
+                Action::TogglePlaying => self.playback.playing = !self.playback.playing,
+                Action::ToggleFollowing => self.follow = !self.follow,
+                Action::StopFollowing => self.follow = false,
+                Action::Step(step) => self.step(step),
+                Action::ZoomIn => self.zoom(Zoom::In),
+                Action::ZoomOut => self.zoom(Zoom::Out),
+                Action::AddSignal(signal) => self.add_signal(signal),
+                Action::Seek(t_ns) => self.playback.playhead_ns = t_ns,
+                Action::Focus(plot) => self.focused_plot = Some(plot),
+                Action::DropSignal { plot, signal } => self.persisted.layout.add(plot, signal),
+                Action::RemoveSignal { plot, signal } => {
+                    if let Some(p) = self.persisted.layout.plots.get_mut(plot)
+                        && signal < p.signals.len()
+                    {
+                        p.signals.remove(signal);
+                    }
+                }
+                Action::RemovePlot(plot) => {
+                    if plot < self.persisted.layout.plots.len() {
+                        self.persisted.layout.plots.remove(plot);
+                        self.focused_plot = None;
+                    }
+                }
+                Action::Inspect { topic, t_ns } => {
+                    if let (Some(inspector), Some(info)) = (
+                        &mut self.inspector,
+                        self.recording
+                            .as_ref()
+                            .and_then(|r| r.summary().topics.get(topic)),
+                    ) {
+                        inspector.request(topic, t_ns, info);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Part of `logic`: where a save has got to.
+    fn poll_save(&mut self) {
+        let Some(job) = &self.save else {
             return;
         };
-        // Only a frame that started out following can be moved away from the newest data.
-        if !self.follow || self.follow_range.is_none() || rec.capture().is_none() {
-            return;
-        }
-        if self.playback.playhead_ns != rec.t1_ns() {
-            self.follow = false;
-            return;
-        }
-        let (scrolled, dragged) = ctx.input(|i| {
-            (
-                i.smooth_scroll_delta != egui::Vec2::ZERO || i.zoom_delta() != 1.0,
-                i.pointer.is_decidedly_dragging(),
-            )
-        });
-        if let (true, Some(want), Some(got)) =
-            (scrolled || dragged, self.follow_range, self.view.x_range_s)
-        {
-            let tolerance = (want.1 - want.0).abs() * 1e-3;
-            if (want.0 - got.0).abs() > tolerance || (want.1 - got.1).abs() > tolerance {
-                self.follow = false;
+        match job.poll() {
+            SaveState::Running => {}
+            SaveState::Cancelled => self.save = None,
+            SaveState::Picked(dir) => {
+                self.save = None;
+                self.save_recording_to(dir);
+            }
+            SaveState::Saved(notice) => {
+                self.save = None;
+                self.notice = Some(notice);
+            }
+            SaveState::Failed(e) => {
+                self.save = None;
+                self.error = Some(e);
             }
         }
     }
 
-    fn connect_ui(&mut self, ctx: &egui::Context) {
-        if !self.connect_form.open {
-            return;
-        }
-        let mut open = true;
-        let mut connect = false;
-        egui::Window::new("Connect")
-            .open(&mut open)
-            .collapsible(false)
-            .resizable(false)
-            .show(ctx, |ui| {
-                let form = &mut self.connect_form;
-                egui::Grid::new("connect-grid")
-                    .num_columns(2)
-                    .show(ui, |ui| {
-                        ui.label("Endpoint");
-                        ui.text_edit_singleline(&mut form.endpoint)
-                            .on_hover_text("A zenoh endpoint: tcp/HOST:PORT, udp/HOST:PORT");
-                        ui.end_row();
-                        ui.label("Key expression");
-                        ui.text_edit_singleline(&mut form.key_expr)
-                            .on_hover_text("What to capture, e.g. car/** (** is everything)");
-                        ui.end_row();
-                        ui.label("Capture cap (MiB)");
-                        ui.add(egui::DragValue::new(&mut form.cap_mib).range(16..=65_536));
-                        ui.end_row();
-                        ui.label("");
-                        ui.checkbox(&mut form.spill, "Spill evicted messages to disk")
-                            .on_hover_text(
-                                "Keep what the cap evicts in a temporary bag, so Save Recording \
-                                 includes it",
-                            );
-                        ui.end_row();
-                    });
-                connect = ui.button("Connect").clicked();
-            });
-        if connect {
-            let form = &self.connect_form;
-            let mut options = LiveOptions::connect(form.endpoint.trim(), form.key_expr.trim());
-            options.cap_bytes = (form.cap_mib as usize) << 20;
-            options.spill = form.spill;
-            self.start_live(options);
-            open = false;
-        }
-        self.connect_form.open = open;
-    }
-
-    fn live_status_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(rec) = &self.recording else {
+    /// Part of `logic`: takes in what the loader or the live capture delivered, and lays out
+    /// the default plots once there is something to plot.
+    fn poll_recording(&mut self, ctx: &egui::Context) {
+        let Some(rec) = &mut self.recording else {
             return;
         };
-        let stats = rec.live_stats();
-        ui.horizontal(|ui| {
-            let (dot, text) = if !stats.connected {
-                (
-                    egui::Color32::from_rgb(0xe0, 0xa0, 0x30),
-                    "connecting".to_owned(),
-                )
-            } else if rec.capture().is_some_and(|c| c.options().simulate) {
-                (
-                    egui::Color32::from_rgb(0x59, 0xc2, 0x6b),
-                    "in-process".to_owned(),
-                )
-            } else {
-                let color = if stats.links > 0 {
-                    egui::Color32::from_rgb(0x59, 0xc2, 0x6b)
-                } else {
-                    egui::Color32::from_rgb(0xe0, 0xa0, 0x30)
-                };
-                (color, format!("{} links", stats.links))
-            };
-            let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-            ui.painter().circle_filled(rect.center(), 4.5, dot);
-            ui.label(text);
-            ui.separator();
-            ui.label(format!("{:.0} msg/s", stats.rate_per_s));
-            ui.separator();
-            let fill = stats.held_bytes as f64 / stats.cap_bytes.max(1) as f64;
-            ui.label(format!(
-                "buffer {} / {} ({:.1}%)",
-                crate::format::format_bytes(stats.held_bytes as u64),
-                crate::format::format_bytes(stats.cap_bytes as u64),
-                fill * 100.0
-            ));
-            ui.separator();
-            if rec.capture().is_some_and(|c| c.options().spill) {
-                ui.label(format!(
-                    "evicted {} (spilled {})",
-                    stats.evicted, stats.spilled
-                ));
-            } else {
-                ui.label(format!("evicted {}", stats.evicted));
-            }
-            ui.separator();
-            ui.label(format!("transport drops {}", stats.transport_dropped));
-            ui.separator();
-            ui.checkbox(&mut self.follow, "Follow")
-                .on_hover_text("Keep the newest data in view (space toggles)");
-            if let Some(job) = &self.save {
-                ui.separator();
-                let total = job.progress.total.load(Ordering::Relaxed).max(1);
-                let done = job.progress.done.load(Ordering::Relaxed);
-                ui.add(
-                    egui::ProgressBar::new(done as f32 / total as f32)
-                        .desired_width(140.0)
-                        .text(format!("Saving {done}/{total}")),
-                );
-            } else if let Some(notice) = &self.notice {
-                ui.separator();
-                ui.label(notice);
-            }
-        });
+        let was_loaded = rec.loaded();
+        rec.poll(POLL_BUDGET);
+        let just_loaded = !was_loaded && rec.loaded();
+        if !rec.loaded() {
+            // Progress counters move without events.
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
+        if let Some(e) = rec.take_failure() {
+            self.error = Some(e);
+        }
+        let wants_layout = self.default_layout && self.persisted.layout.plots.is_empty();
+        if just_loaded && wants_layout {
+            self.apply_default_layout();
+        }
+        let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_some()) else {
+            return;
+        };
+        // A live capture's default layout waits for data on a few topics.
+        let with_data = (0..rec.topics.len())
+            .filter(|&i| rec.data(i).is_some_and(|d| !d.times_ns.is_empty()))
+            .count();
+        if wants_layout && self.persisted.layout.plots.is_empty() && with_data >= 3 {
+            self.apply_default_layout();
+            self.default_layout = false;
+        }
     }
 
-    fn finish_screenshot(&mut self, ctx: &egui::Context) {
+    /// Part of `logic`: moves the playhead of a recording being played back. Not while the
+    /// window is hidden: nobody watches, and the frame time is that of the last frame shown.
+    fn play(&mut self, ctx: &egui::Context) {
+        let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_none()) else {
+            return;
+        };
+        if ctx.input(|i| i.viewport().visible()) == Some(false) {
+            return;
+        }
+        let dt = f64::from(ctx.input(|i| i.stable_dt)).min(0.1);
+        advance(&mut self.playback, dt, rec.t1_ns());
+        if self.playback.playing {
+            ctx.request_repaint();
+        }
+    }
+
+    /// After a frame: lets a `--screenshot-to` count frames, shoot, or give up.
+    fn screenshot_after_frame(&mut self, ctx: &egui::Context) {
         let Some(job) = &mut self.screenshot else {
             return;
         };
         // A live capture is shown once its plots hold several seconds of data.
+        let plotted = !self.persisted.layout.plots.is_empty();
         let live_ready = |r: &Recording| {
             r.capture().is_none()
-                || (!self.persisted.layout.plots.is_empty()
-                    && r.t1_ns().saturating_sub(r.t0_ns()) >= 8_000_000_000)
+                || (plotted && r.t1_ns().saturating_sub(r.t0_ns()) >= 8_000_000_000)
         };
         let ready = self
             .recording
@@ -999,61 +506,21 @@ impl Scope {
             .is_some_and(|r| r.loaded() && live_ready(r))
             && self.opening == 0
             && self.commands.is_empty();
-        let failed = self.error.clone();
-        let done = job.result.lock().ok().and_then(|mut r| r.take());
-        if let Some(result) = done {
-            match result {
-                Ok(()) => {
-                    eprintln!("scope: wrote {}", job.out.display());
-                    job.exit_code.store(0, Ordering::SeqCst);
-                }
-                Err(e) => {
-                    eprintln!("scope: {e}");
-                    job.exit_code.store(1, Ordering::SeqCst);
-                }
-            }
+        let failed = self
+            .error
+            .as_ref()
+            .filter(|_| self.opening == 0 && self.recording.is_none());
+        if job.after_frame(ctx, ready, failed) {
             self.screenshot = None;
-            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            return;
         }
-        if let Some(e) = failed.filter(|_| self.opening == 0 && self.recording.is_none()) {
-            eprintln!("scope: {e}");
-            job.exit_code.store(1, Ordering::SeqCst);
-            self.screenshot = None;
-            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            return;
-        }
-        if job.started.elapsed() > Duration::from_secs(300) {
-            eprintln!("scope: gave up waiting for the recording to load");
-            job.exit_code.store(1, Ordering::SeqCst);
-            self.screenshot = None;
-            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            return;
-        }
-        if ready {
-            job.frames_ready += 1;
-        }
-        // A few frames after loading so plots have their final window and points.
-        if job.frames_ready >= 4 && !job.requested {
-            job.requested = true;
-            let out = job.out.clone();
-            let slot = Arc::clone(&job.result);
-            let repaint = ctx.clone();
-            ctx.request_screenshot(move |image| {
-                std::thread::spawn(move || {
-                    let r = crate::screenshot::write_png(&image, &out);
-                    if let Ok(mut s) = slot.lock() {
-                        *s = Some(r);
-                    }
-                    repaint.request_repaint();
-                });
-            });
-        }
-        ctx.request_repaint_after(Duration::from_millis(50));
     }
 }
 
 impl eframe::App for Scope {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        Scope::logic(self, ctx);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         Scope::ui(self, ui);
     }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use bag::live::ZenohArgs;
 use clap::{ArgGroup, Parser};
 
-use crate::capture::DEFAULT_CAP_BYTES;
 use crate::live::LiveOptions;
+use crate::live::capture::DEFAULT_CAP_BYTES;
 
 /// What the command line asked for.
 #[derive(Debug, Clone, Default)]

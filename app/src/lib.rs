@@ -5,18 +5,26 @@
 //!
 //! ```text
 //! path ─▶ open (worker) ─▶ RecordingSource (DataSource: topics + health at once)
-//!                              └─▶ Loader (rayon across time windows) ─▶ TopicData columns + pyramids
-//!                                                                     └─▶ plots, timeline, tree
+//!                              └─▶ Loader (rayon across time windows, a ColumnBuilder per topic
+//!                                  and window) ─▶ TopicData columns + pyramids
+//!                                                  └─▶ plots, timeline, tree
 //! zenoh ─▶ Subscription ─▶ LiveCapture worker ─▶ CaptureStore (raw ring, bounded by bytes)
-//!                                   └─▶ decoded batches ─▶ the same columns ─▶ File > Save Recording
+//!                               │                        └─▶ File > Save Recording
+//!                               └─▶ a ColumnBuilder per topic ─▶ column pieces (bounded channel)
+//!                                       ─▶ appended to the same columns in Scope::logic
 //! ```
 //!
-//! The app is [`Scope`]; `scope.ui(ui)` draws one frame, so it runs in eframe and in an
-//! egui_kittest harness alike. The file dialog is injected ([`open::PickPath`]).
+//! The app is [`Scope`]. `scope.logic(ctx)` does its background work (eframe calls it also
+//! while the window is hidden) and `scope.ui(ui)` draws one frame, so it runs in eframe and in
+//! an egui_kittest harness alike. The file dialog is injected ([`app::open::PickPath`]).
+//!
+//! Modules depend one way: [`error`] <- [`data`] (no egui) <- [`live`] <- [`recording`] <-
+//! [`ui`] <- [`app`].
 //!
 //! ```
-//! use scope::series::SeriesBuilder;
-//! use scope::topic_data::{envelope, time_levels};
+//! use scope::data::envelope::envelope;
+//! use scope::data::series::SeriesBuilder;
+//! use scope::data::topic_data::time_levels;
 //!
 //! // A million samples reduce to at most two points per pixel column.
 //! let times: Vec<u64> = (0..1_000_000u64).map(|i| i * 1_000).collect();
@@ -25,32 +33,20 @@
 //!     column.push((i % 1000) as f64);
 //! }
 //! let series = column.finish();
-//! let mut points = Vec::new();
+//! let mut points: Vec<[f64; 2]> = Vec::new();
 //! envelope(&times, &time_levels(&times), &series, 0, (0.0, 1.0), 800, &mut points);
 //! assert!(points.len() <= 1600);
 //! ```
 
 pub mod app;
-pub mod capture;
 pub mod cli;
+pub mod data;
 pub mod demo;
-pub mod format;
-pub mod health;
-pub mod inspector;
-pub mod layout;
+pub mod error;
 pub mod live;
-pub mod loader;
-pub mod open;
-pub mod plots;
 pub mod recording;
-pub mod save;
-pub mod screenshot;
-pub mod series;
-pub mod source;
-pub mod spill;
-pub mod timeline;
-pub mod topic_data;
-pub mod tree;
+pub mod ui;
 
-pub use app::Scope;
-pub use source::{DataSource, RecordingSource};
+pub use app::{Scope, icon};
+pub use data::source::{DataSource, RecordingSource};
+pub use error::Error;

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         "redline-scope",
         options,
         Box::new(move |cc| {
-            let mut app = Scope::new(scope::open::native_dialog());
+            let mut app = Scope::new(scope::app::open::native_dialog());
             if !screenshot {
                 app.persisted = scope::app::restore(cc.storage);
             }

@@ -4,14 +4,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::data::loader::{LoadEvent, Loader};
+use crate::data::source::{DataSource, SourceSummary};
+use crate::data::topic_data::TopicData;
+use crate::error::Error;
 use crate::live::{LiveCapture, LiveEvent, LiveStats};
-use crate::loader::{LoadEvent, Loader};
-use crate::source::{DataSource, SourceSummary};
-use crate::topic_data::TopicData;
 
 /// Evicted messages a live topic keeps in its columns before they are dropped (dropping
 /// rebuilds the columns, so it waits until a good share is dead).
-const DEAD_PREFIX_MIN: usize = 4_096;
+pub const DEAD_PREFIX_MIN: usize = 4_096;
 
 /// How far a topic has got.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +23,7 @@ pub enum TopicState {
     /// Decoded.
     Loaded(Arc<TopicData>),
     /// Its schema could not be used or reading failed.
-    Failed(String),
+    Failed(Arc<Error>),
 }
 
 /// An open recording.
@@ -31,8 +32,11 @@ pub struct Recording {
     pub source: Arc<dyn DataSource>,
     /// Per topic, in the summary's order.
     pub topics: Vec<TopicState>,
-    /// Problems met reading (parts that stopped early).
+    /// Problems met reading (parts that stopped early), and a live capture's failure, as
+    /// the health panel lists them.
     pub issues: Vec<String>,
+    /// A live capture's failure, until the app takes it to show.
+    failure: Option<Error>,
     /// Set when every topic is done.
     pub load_time: Option<Duration>,
     /// True when loading was cancelled.
@@ -65,6 +69,7 @@ impl Recording {
             source,
             topics: vec![TopicState::Loading; count],
             issues: Vec::new(),
+            failure: None,
             load_time: None,
             cancelled: false,
             loader: Some(loader),
@@ -82,6 +87,7 @@ impl Recording {
             source,
             topics: Vec::new(),
             issues: Vec::new(),
+            failure: None,
             load_time: Some(Duration::ZERO),
             cancelled: false,
             loader: None,
@@ -165,18 +171,28 @@ impl Recording {
                     self.topics
                         .push(TopicState::Loaded(Arc::new(TopicData::default())));
                 }
-                LiveEvent::Batch { topic, batch } => {
+                LiveEvent::Columns {
+                    topic,
+                    columns,
+                    latency,
+                    skipped,
+                } => {
                     let (Some(TopicState::Loaded(data)), Some(info)) = (
                         self.topics.get_mut(topic),
                         self.summary.topics.get_mut(topic),
                     ) else {
                         continue;
                     };
-                    Arc::make_mut(data).append(&batch);
-                    info.message_count += batch.times_ns.len() as u64;
-                    self.summary.health.message_count += batch.times_ns.len() as u64;
+                    let data = Arc::make_mut(data);
+                    data.append(&columns);
+                    if latency.is_some() {
+                        data.latency = latency;
+                    }
+                    let received = columns.len() as u64 + skipped;
+                    info.message_count += received;
+                    self.summary.health.message_count += received;
                     if let (Some(&first), Some(&last)) =
-                        (batch.times_ns.first(), batch.times_ns.last())
+                        (columns.times_ns.first(), columns.times_ns.last())
                     {
                         self.summary.time_range_ns = Some(match self.summary.time_range_ns {
                             None => (first, last),
@@ -185,7 +201,10 @@ impl Recording {
                     }
                     self.generation += 1;
                 }
-                LiveEvent::Failed(e) => self.issues.push(e),
+                LiveEvent::Failed(e) => {
+                    self.issues.push(e.report());
+                    self.failure = Some(e);
+                }
             }
         }
         let stats = capture.shared().stats();
@@ -213,6 +232,11 @@ impl Recording {
             .map(|a| (a.topic.clone(), a.schema.clone()))
             .collect();
         self.live_stats = stats;
+    }
+
+    /// The live capture's failure, once: the app shows it until dismissed.
+    pub fn take_failure(&mut self) -> Option<Error> {
+        self.failure.take()
     }
 
     /// True when every topic has been decoded (or failed).

@@ -9,9 +9,9 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
-use scope::format::format_value;
-use scope::layout::SignalRef;
-use scope::open::PickPath;
+use scope::app::open::PickPath;
+use scope::data::layout::SignalRef;
+use scope::ui::format::format_value;
 
 const T0: u64 = 1_700_000_000_000_000_000;
 
@@ -70,7 +70,14 @@ fn dialog_returning(path: PathBuf) -> PickPath {
 fn harness(scope: Scope) -> Harness<'static, Scope> {
     Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, scope: &mut Scope| scope.ui(ui), scope)
+        .build_ui_state(
+            // As eframe runs a frame: the app's logic, then its ui.
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        )
 }
 
 /// Steps frames until `done` holds (background threads deliver between frames).
@@ -274,11 +281,16 @@ fn bad_input_is_an_error_on_screen_not_a_panic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let garbage = dir.path().join("junk.mcap");
     std::fs::write(&garbage, b"junk").expect("write");
-    for path in [dir.path().join("does-not-exist"), garbage] {
+    let missing = dir.path().join("does-not-exist");
+    for path in [missing.clone(), garbage] {
         let mut h = harness(Scope::new(dialog_returning(path.clone())));
-        h.state_mut().open(path);
+        h.state_mut().open(path.clone());
         wait_until(&mut h, "the error", |s| !s.is_opening());
         h.get_by_label_contains("Error:");
+        if path == missing {
+            // The cause is shown, down to the OS error.
+            h.get_by_label_contains("os error");
+        }
         assert!(h.state().recording().is_none() || h.state().error.is_some());
     }
     // An empty bag opens.

@@ -10,12 +10,12 @@ use bag::{BagReader, ReadFilter};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
+use scope::app::open::PickPath;
+use scope::data::source::{DataSource, RecordingSource};
+use scope::data::topic_data::TopicData;
+use scope::live::save::{SaveProgress, save_capture};
 use scope::live::{LiveCapture, LiveEvent, LiveOptions};
-use scope::open::PickPath;
 use scope::recording::Recording;
-use scope::save::{SaveProgress, save_capture};
-use scope::source::{DataSource, RecordingSource};
-use scope::topic_data::TopicData;
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -62,13 +62,15 @@ fn publish_engine(session: &bag::live::Session, n: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// The live columns of topic 0, built from the capture's events as the UI builds them.
+/// The live columns of topic 0, built from the capture's events as the app builds them.
 fn live_columns(capture: &LiveCapture, n: u64) -> TopicData {
     let mut data = TopicData::default();
-    wait_until("the decoded batches", Duration::from_secs(20), || {
+    wait_until("the decoded columns", Duration::from_secs(20), || {
         while let Some(event) = capture.try_event() {
             match event {
-                LiveEvent::Batch { topic: 0, batch } => data.append(&batch),
+                LiveEvent::Columns {
+                    topic: 0, columns, ..
+                } => data.append(&columns),
                 LiveEvent::Failed(e) => panic!("capture failed: {e}"),
                 _ => {}
             }
@@ -155,7 +157,7 @@ fn scope_value_of_rpm(bytes: &[u8]) -> f64 {
 #[test]
 fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
     // Room for about 100 of these messages.
-    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
     let (session, options) = publisher_and_capture_options(per_message * 100);
     let capture = LiveCapture::start(options, Arc::new(|| {}));
     // One message on an advertised topic, which the cap evicts: it did publish. And a topic
@@ -217,7 +219,7 @@ fn a_small_cap_evicts_and_the_saved_index_counts_exactly_what_was_evicted() {
 
 #[test]
 fn with_spill_to_disk_the_saved_capture_keeps_what_the_cap_evicted() {
-    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
     let (session, mut options) = publisher_and_capture_options(per_message * 100);
     options.spill = true;
     let capture = LiveCapture::start(options, Arc::new(|| {}));
@@ -258,7 +260,7 @@ fn with_spill_to_disk_the_saved_capture_keeps_what_the_cap_evicted() {
 
 #[test]
 fn with_spill_to_disk_a_save_while_the_ring_turns_over_loses_nothing() {
-    let per_message = engine_bytes(0).len() + scope::capture::RECORD_BYTES;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
     let (session, mut options) = publisher_and_capture_options(per_message * 100);
     options.spill = true;
     let capture = LiveCapture::start(options, Arc::new(|| {}));
@@ -307,7 +309,14 @@ fn file_save_recording_writes_the_live_demo_as_a_bag() {
     scope.open_demo();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(|ui, scope: &mut Scope| scope.ui(ui), scope);
+        .build_ui_state(
+            // As eframe runs a frame: the app's logic, then its ui.
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        );
     let start = Instant::now();
     let enough = |s: &Scope| {
         s.recording()
@@ -386,4 +395,123 @@ fn file_save_recording_writes_the_live_demo_as_a_bag() {
         reader.unstamped_messages().is_some_and(|u| u > 0),
         "the battery is unstamped"
     );
+}
+
+/// The decoded messages a scope holds for its live capture: in its columns, and sent by the
+/// worker but not yet taken.
+fn decoded_held(scope: &Scope) -> (u64, u64) {
+    let Some(rec) = scope.recording() else {
+        return (0, 0);
+    };
+    let in_columns = (0..rec.topics.len())
+        .filter_map(|i| rec.data(i))
+        .map(|d| d.times_ns.len() as u64)
+        .sum();
+    let queued = rec.capture().map_or(0, |c| c.queued_messages());
+    (in_columns, queued)
+}
+
+#[test]
+fn with_only_logic_running_as_for_a_hidden_window_the_decoded_capture_stays_bounded() {
+    // A ring with room for about 100 messages, and 30,000 published while no ui pass runs:
+    // eframe runs only `logic` while the window is minimised.
+    let ring = 100u64;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
+    let (session, options) = publisher_and_capture_options(per_message * ring as usize);
+    let mut app = Scope::new(Arc::new(|_| None));
+    app.start_live(options);
+    let ctx = egui::Context::default();
+    app.logic(&ctx);
+    // Columns keep up to DEAD_PREFIX_MIN evicted messages (or as many as are alive) before
+    // dropping them, and the worker queues at most what the ring holds plus one piece; both
+    // may lag the ring by one flush.
+    let bound = 4 * ring + 2 * scope::recording::DEAD_PREFIX_MIN as u64;
+    let n = 30_000u64;
+    let mut worst = 0u64;
+    let mut check = |app: &Scope| {
+        let (in_columns, queued) = decoded_held(app);
+        worst = worst.max(in_columns + queued);
+        assert!(
+            in_columns + queued <= bound,
+            "{in_columns} messages in the columns and {queued} queued, over {bound}"
+        );
+    };
+    std::thread::scope(|s| {
+        let publisher = s.spawn(|| publish_engine(&session, n));
+        while !publisher.is_finished() {
+            app.logic(&ctx);
+            check(&app);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    let start = Instant::now();
+    while app
+        .recording()
+        .is_none_or(|r| r.summary().health.message_count < n)
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "logic took in {:?} of {n} messages",
+            app.recording().map(|r| r.summary().health.message_count)
+        );
+        app.logic(&ctx);
+        check(&app);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Every message was taken in by logic alone, the newest are in the columns, and the ring
+    // evicted the rest.
+    let rec = app.recording().expect("capturing");
+    assert_eq!(rec.summary().health.message_count, n);
+    let store = rec.capture().expect("live").shared().store();
+    assert_eq!(
+        rec.t1_ns(),
+        rec.data(0)
+            .and_then(|d| d.times_ns.last().copied())
+            .unwrap_or(0)
+    );
+    assert!(store.evicted() >= n - ring, "evicted {}", store.evicted());
+    assert!(worst > 0);
+}
+
+#[test]
+fn a_capture_whose_events_nobody_takes_queues_no_more_than_its_ring_holds() {
+    let ring = 100u64;
+    let per_message = engine_bytes(0).len() + scope::live::capture::RECORD_BYTES;
+    let (session, options) = publisher_and_capture_options(per_message * ring as usize);
+    let capture = LiveCapture::start(options, Arc::new(|| {}));
+    let n = 30_000u64;
+    publish_engine(&session, n);
+    wait_until("every sample in the ring", Duration::from_secs(30), || {
+        capture.shared().store().end_seq() == n
+    });
+    // A few flushes of the worker with nobody taking anything.
+    std::thread::sleep(Duration::from_millis(300));
+    let queued = capture.queued_messages();
+    assert!(queued <= 2 * ring, "{queued} decoded messages queued");
+    // Once taken, every message is accounted for: sent as columns, or counted as evicted
+    // before it could be.
+    let (mut sent, mut skipped) = (0u64, 0u64);
+    wait_until(
+        "every message accounted for",
+        Duration::from_secs(20),
+        || {
+            while let Some(event) = capture.try_event() {
+                match event {
+                    LiveEvent::Columns {
+                        columns,
+                        skipped: s,
+                        ..
+                    } => {
+                        sent += columns.len() as u64;
+                        skipped += s;
+                    }
+                    LiveEvent::Failed(e) => panic!("capture failed: {e}"),
+                    LiveEvent::Topic(_) => {}
+                }
+            }
+            sent + skipped == n
+        },
+    );
+    assert!(sent <= 3 * ring, "sent {sent}");
+    assert_eq!(capture.queued_messages(), 0);
 }

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use bag::{BagWriter, ChannelSpec, WriteOptions};
 use egui_kittest::Harness;
-use scope::health::health_ui;
+use scope::data::source::RecordingSource;
 use scope::recording::Recording;
-use scope::source::RecordingSource;
-use scope::timeline::{Playback, timeline_ui};
-use scope::tree::topic_tree_ui;
+use scope::ui::health::health_ui;
+use scope::ui::timeline::{Playback, timeline_ui};
+use scope::ui::tree::topic_tree_ui;
 
 /// 2026-06-01T08:00:00Z, as the demo: fixed, so the UTC labels are too.
 const T0: u64 = 1_780_300_800_000_000_000;

@@ -4,10 +4,11 @@
 use egui::collapsing_header::CollapsingState;
 use egui::{Color32, RichText, Sense};
 
-use crate::format::format_relative;
-use crate::layout::SignalRef;
+use crate::data::layout::SignalRef;
+use crate::data::topic_data::GAP_PERIODS;
 use crate::recording::{Recording, TopicState};
-use crate::topic_data::GAP_PERIODS;
+use crate::ui::format::format_relative;
+use crate::ui::theme;
 
 /// Fields nested by the dots in their paths.
 #[derive(Debug, Default)]
@@ -45,7 +46,7 @@ fn badge(ui: &mut egui::Ui, text: &str, color: Color32, hover: &str) {
     ui.label(
         RichText::new(text)
             .small()
-            .color(Color32::BLACK)
+            .color(theme::BADGE_TEXT)
             .background_color(color),
     )
     .on_hover_text(hover);
@@ -119,13 +120,13 @@ pub fn topic_tree_ui(
                             badge(
                                 ui,
                                 "no messages",
-                                Color32::LIGHT_GRAY,
+                                theme::EMPTY_BADGE,
                                 "This topic has zero messages in the readable parts.",
                             );
                         }
                         match state {
                             Some(TopicState::Failed(e)) => {
-                                badge(ui, "decode error", Color32::from_rgb(0xf0, 0x80, 0x80), e);
+                                badge(ui, "decode error", theme::DECODE_ERROR, &e.report());
                             }
                             Some(TopicState::Loading) => {
                                 let (done, total) = recording.topic_progress(i).unwrap_or((0, 0));
@@ -139,7 +140,7 @@ pub fn topic_tree_ui(
                                 badge(
                                     ui,
                                     "torn",
-                                    Color32::from_rgb(0xf0, 0xa0, 0x40),
+                                    theme::WARNING,
                                     &format!(
                                         "{} messages were recovered from a torn part.",
                                         d.torn_messages
@@ -155,7 +156,7 @@ pub fn topic_tree_ui(
                                 badge(
                                     ui,
                                     &text,
-                                    Color32::from_rgb(0xf0, 0x90, 0x90),
+                                    theme::GAP_BADGE,
                                     &format!(
                                         "Silences longer than {GAP_PERIODS} of this topic's typical periods. The longest: {:.3} s from t = {}.",
                                         longest.secs(),
@@ -167,12 +168,12 @@ pub fn topic_tree_ui(
                                 let text = format!(
                                     "{} messages failed to decode: {}",
                                     d.decode_errors,
-                                    d.first_error.as_deref().unwrap_or("")
+                                    d.first_error.as_ref().map(|e| e.report()).unwrap_or_default()
                                 );
                                 badge(
                                     ui,
                                     "decode error",
-                                    Color32::from_rgb(0xf0, 0x80, 0x80),
+                                    theme::DECODE_ERROR,
                                     &text,
                                 );
                             }
@@ -212,7 +213,7 @@ pub fn topic_tree_ui(
                     badge(
                         ui,
                         "never published",
-                        Color32::from_rgb(0xc0, 0xc0, 0xf0),
+                        theme::NEVER_PUBLISHED_BADGE,
                         &format!(
                             "Advertised with schema {schema} but no message was ever published."
                         ),

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
-use crate::source::{DataSource, RecordingSource};
+use crate::data::source::{DataSource, RecordingSource};
+use crate::error::Error;
 
 /// What the user asked the dialog for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,8 +51,8 @@ pub enum OpenEvent {
         /// True for the built-in demo (not added to recent files).
         demo: bool,
     },
-    /// Opening failed: the message says what and where.
-    Failed(String),
+    /// Opening failed.
+    Failed(Error),
 }
 
 impl std::fmt::Debug for dyn DataSource {
@@ -60,22 +61,22 @@ impl std::fmt::Debug for dyn DataSource {
     }
 }
 
+/// Runs `job` on a thread named `name` and sends what it reports.
 fn spawn(
-    name: &str,
+    name: &'static str,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
     job: impl FnOnce() -> OpenEvent + Send + 'static,
-) {
-    let spawned = std::thread::Builder::new()
+) -> Result<(), Error> {
+    std::thread::Builder::new()
         .name(name.to_owned())
         .spawn(move || {
-            let event = job();
-            let _ = tx.send(event);
+            // The app may have gone away meanwhile: then nobody is waiting.
+            tx.send(job()).ok();
             repaint();
-        });
-    if let Err(e) = spawned {
-        eprintln!("scope: cannot start a thread: {e}");
-    }
+        })
+        .map(drop)
+        .map_err(|source| Error::Thread { name, source })
 }
 
 fn open_path(path: PathBuf, demo: bool) -> OpenEvent {
@@ -93,8 +94,8 @@ pub fn open_in_background(
     path: PathBuf,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
-) {
-    spawn("scope-open", tx, repaint, move || open_path(path, false));
+) -> Result<(), Error> {
+    spawn("scope-open", tx, repaint, move || open_path(path, false))
 }
 
 /// Shows the dialog on a worker thread, then opens what was chosen.
@@ -103,22 +104,25 @@ pub fn pick_in_background(
     kind: PickKind,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
-) {
+) -> Result<(), Error> {
     spawn("scope-dialog", tx, repaint, move || match pick(kind) {
         Some(path) => open_path(path, false),
         None => OpenEvent::Cancelled,
-    });
+    })
 }
 
 /// Writes the demo recording on a worker thread, then opens it.
-pub fn demo_in_background(tx: Sender<OpenEvent>, repaint: Arc<dyn Fn() + Send + Sync>) {
+pub fn demo_in_background(
+    tx: Sender<OpenEvent>,
+    repaint: Arc<dyn Fn() + Send + Sync>,
+) -> Result<(), Error> {
     spawn(
         "scope-demo",
         tx,
         repaint,
         move || match crate::demo::write_demo_in_temp() {
             Ok(path) => open_path(path, true),
-            Err(e) => OpenEvent::Failed(e),
+            Err(e) => OpenEvent::Failed(Error::Demo(e)),
         },
-    );
+    )
 }

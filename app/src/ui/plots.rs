@@ -1,25 +1,22 @@
 //! The stack of plots: a shared, linked time axis; each signal drawn as a min/max envelope of
 //! the visible window, taken from its pyramid, and handed to egui_plot borrowed.
 
-use egui::{Color32, Id, RichText, Sense};
+use egui::{Id, RichText, Sense};
 use egui_plot::{Line, Plot, PlotPoint, PlotPoints, VLine};
 
-use crate::format::format_value;
-use crate::layout::{Layout, SignalRef};
+use crate::data::envelope::{Point, envelope};
+use crate::data::layout::{Layout, SignalRef};
 use crate::recording::{Recording, TopicState};
-use crate::topic_data::envelope;
+use crate::ui::action::Action;
+use crate::ui::format::format_value;
+use crate::ui::theme;
 
-/// Line colours, cycled per signal within a plot.
-pub const PALETTE: [Color32; 8] = [
-    Color32::from_rgb(0x4e, 0x9a, 0xf1),
-    Color32::from_rgb(0xf1, 0x8f, 0x3b),
-    Color32::from_rgb(0x59, 0xc2, 0x6b),
-    Color32::from_rgb(0xe1, 0x57, 0x59),
-    Color32::from_rgb(0xb0, 0x7a, 0xe1),
-    Color32::from_rgb(0xed, 0xc9, 0x48),
-    Color32::from_rgb(0x76, 0xb7, 0xb2),
-    Color32::from_rgb(0xff, 0x9d, 0xa7),
-];
+impl Point for PlotPoint {
+    #[inline]
+    fn new(x: f64, y: f64) -> Self {
+        PlotPoint::new(x, y)
+    }
+}
 
 /// What the plots need to remember between frames (not persisted).
 #[derive(Debug, Default)]
@@ -120,6 +117,23 @@ pub struct PlotActions {
     pub focused: Option<usize>,
 }
 
+impl PlotActions {
+    /// As [`Action`]s, in the order they apply: seek and focus, then changes to the layout.
+    pub fn into_actions(self) -> impl Iterator<Item = Action> {
+        [
+            self.seek_ns.map(Action::Seek),
+            self.focused.map(Action::Focus),
+            self.dropped
+                .map(|(plot, signal)| Action::DropSignal { plot, signal }),
+            self.remove_signal
+                .map(|(plot, signal)| Action::RemoveSignal { plot, signal }),
+            self.remove_plot.map(Action::RemovePlot),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 /// The stack of plots with their legends.
 pub fn plot_stack_ui(
     ui: &mut egui::Ui,
@@ -159,10 +173,7 @@ pub fn plot_stack_ui(
             let marker = if focused == Some(pi) { ">" } else { " " };
             ui.label(RichText::new(format!("{marker} Plot {}", pi + 1)).strong());
             for (si, signal) in plot.signals.iter().enumerate() {
-                let color = PALETTE
-                    .get(si % PALETTE.len())
-                    .copied()
-                    .unwrap_or(Color32::GRAY);
+                let color = theme::signal_color(si);
                 let text = match recording
                     .topic_index(&signal.topic)
                     .map(|i| recording.topics.get(i))
@@ -224,10 +235,7 @@ pub fn plot_stack_ui(
                         continue;
                     };
                     points_total += points.len();
-                    let color = PALETTE
-                        .get(si % PALETTE.len())
-                        .copied()
-                        .unwrap_or(Color32::GRAY);
+                    let color = theme::signal_color(si);
                     plot_ui.line(
                         Line::new(signal.label(), PlotPoints::Borrowed(points.as_slice()))
                             .color(color)
@@ -236,7 +244,7 @@ pub fn plot_stack_ui(
                 }
                 plot_ui.vline(
                     VLine::new("playhead", playhead_s)
-                        .color(Color32::from_rgb(0xff, 0x40, 0x40))
+                        .color(theme::PLAYHEAD)
                         .width(1.5),
                 );
             });

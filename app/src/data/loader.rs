@@ -3,7 +3,7 @@
 //! The recording is read once: [`DataSource::windows`] splits it into disjoint time windows
 //! (by part, and within a part read through its chunk indexes, so a window only decompresses
 //! its own chunks); each rayon worker reads a window and decodes every topic in it in one pass,
-//! with its own [`Plan`] per topic. Each topic's pieces are then joined in time order (columns
+//! with its own [`ColumnBuilder`] per topic (and so its own decoding plan). Each topic's columns are then joined in time order (columns
 //! matched by leaf path, since each plan learns leaves as messages show them) and its pyramids
 //! built, topics in parallel.
 //!
@@ -17,12 +17,14 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::HashMap;
 
-use decode::{LeafKind, Plan, Row, SchemaSource, compile};
+use decode::{LeafKind, Row};
 use rayon::prelude::*;
 
-use crate::series::SeriesBuilder;
-use crate::source::{DataSource, MessageView, TimeWindow, TopicInfo};
-use crate::topic_data::{FieldColumn, Latency, TopicData};
+use crate::data::column_builder::{ColumnBuilder, Columns, compile_plan};
+use crate::data::series::SeriesBuilder;
+use crate::data::source::{DataSource, TimeWindow};
+use crate::data::topic_data::{FieldColumn, Latency, TopicData};
+use crate::error::Error;
 
 /// What the loader reports.
 #[derive(Debug)]
@@ -32,7 +34,7 @@ pub enum LoadEvent {
         /// Index in the summary's topics.
         topic: usize,
         /// Its columns (or why its schema could not be used).
-        data: Result<Arc<TopicData>, String>,
+        data: Result<Arc<TopicData>, Arc<Error>>,
     },
     /// Every topic is done.
     Finished {
@@ -166,96 +168,26 @@ fn run(
     let windows = source.windows(window_count(source));
     let issues = load_windows(source, &windows, cancel, progress, &mut |topic, data| {
         // The UI may have gone away: nothing to do then.
-        let _ = tx.send(LoadEvent::Topic {
+        tx.send(LoadEvent::Topic {
             topic,
             data: data.map(Arc::new),
-        });
+        })
+        .ok();
         repaint();
     });
-    let _ = tx.send(LoadEvent::Finished {
+    tx.send(LoadEvent::Finished {
         issues,
         elapsed: start.elapsed(),
         cancelled: cancel.load(Ordering::Relaxed),
-    });
+    })
+    .ok();
     repaint();
 }
 
-fn compile_topic(info: &TopicInfo) -> Result<Plan, String> {
-    compile(&SchemaSource {
-        message_encoding: &info.message_encoding,
-        schema_encoding: &info.schema_encoding,
-        schema_name: &info.schema_name,
-        schema_data: &info.schema_data,
-    })
-    .map_err(|e| format!("cannot decode {}: {e}", info.type_name))
-}
+/// One window's columns (one per topic) and what reading it met.
+type WindowRead = (Vec<Columns>, Result<Vec<String>, Error>);
 
-/// One topic's messages within one window, as columns.
-#[derive(Default)]
-struct Piece {
-    /// Compiled at the topic's first message in the window.
-    plan: Option<Plan>,
-    times_ns: Vec<u64>,
-    latencies: Vec<i64>,
-    /// One per leaf of `plan`, by slot; all as long as `times_ns`.
-    columns: Vec<SeriesBuilder>,
-    torn: u64,
-    clipped: u64,
-    errors: u64,
-    first_error: Option<String>,
-    /// Messages not yet added to the topic's progress counter.
-    unreported: u64,
-    /// Messages expected in the window (room reserved up front).
-    expected: usize,
-}
-
-impl Piece {
-    fn push(&mut self, info: &TopicInfo, m: &MessageView<'_>, row: &mut Row) {
-        let n = self.times_ns.len();
-        self.times_ns.push(m.log_time_ns);
-        self.latencies
-            .push((i128::from(m.log_time_ns) - i128::from(m.publish_time_ns)) as i64);
-        self.torn += u64::from(m.from_torn_part);
-        self.unreported += 1;
-        if self.plan.is_none() {
-            self.plan = compile_topic(info).ok();
-        }
-        let decoded = match &mut self.plan {
-            Some(plan) => plan
-                .decode(m.data, row)
-                .map(|d| (d.clipped, plan.leaves().len()))
-                .map_err(|e| e.to_string()),
-            None => Err("schema did not compile".to_owned()),
-        };
-        match decoded {
-            Ok((clipped, leaves)) => {
-                self.clipped += u64::from(clipped);
-                while self.columns.len() < leaves {
-                    self.columns
-                        .push(SeriesBuilder::with_absent_and_capacity(n, self.expected));
-                }
-                // The row has a cell for every leaf of the plan, so this fills every column.
-                for (col, value) in self.columns.iter_mut().zip(row.values_f64()) {
-                    col.push(value);
-                }
-            }
-            Err(e) => {
-                self.errors += 1;
-                if self.first_error.is_none() {
-                    self.first_error = Some(e);
-                }
-                for col in &mut self.columns {
-                    col.push(f64::NAN);
-                }
-            }
-        }
-    }
-}
-
-/// One window's pieces (one per topic) and what reading it met.
-type WindowRead = (Vec<Piece>, Result<Vec<String>, String>);
-
-/// Reads one window of every topic in `decodable` in one pass; one piece per topic.
+/// Reads one window of every topic in `decodable` in one pass; one set of columns per topic.
 fn read_window(
     source: &dyn DataSource,
     window: TimeWindow,
@@ -265,44 +197,44 @@ fn read_window(
     progress: &[AtomicU64],
 ) -> WindowRead {
     let topics = &source.summary().topics;
-    let mut pieces: Vec<Piece> = topics
+    let mut builders: Vec<ColumnBuilder> = topics
         .iter()
         .map(|t| {
             // Room for a fair share plus a margin; a busier window grows as usual.
             let expected = usize::try_from(t.message_count / share + t.message_count / share / 8)
                 .unwrap_or(0)
                 .min(1 << 24);
-            Piece {
-                times_ns: Vec::with_capacity(expected),
-                latencies: Vec::with_capacity(expected),
-                expected,
-                ..Piece::default()
-            }
+            ColumnBuilder::with_capacity(expected)
         })
         .collect();
+    // Per topic, the messages already added to its progress counter.
+    let mut reported: Vec<usize> = vec![0; topics.len()];
     let mut row = Row::new();
     let mut since_report = 0u32;
-    let report = |pieces: &mut [Piece]| {
-        for (piece, counter) in pieces.iter_mut().zip(progress) {
-            if piece.unreported > 0 {
-                counter.fetch_add(piece.unreported, Ordering::Relaxed);
-                piece.unreported = 0;
+    let report = |builders: &[ColumnBuilder], reported: &mut [usize]| {
+        for ((builder, done), counter) in builders.iter().zip(reported.iter_mut()).zip(progress) {
+            if builder.len() > *done {
+                counter.fetch_add((builder.len() - *done) as u64, Ordering::Relaxed);
+                *done = builder.len();
             }
         }
     };
     let result = source.stream(decodable, window, cancel, &mut |m| {
-        if let (Some(piece), Some(info)) = (pieces.get_mut(m.topic), topics.get(m.topic)) {
-            piece.push(info, &m, &mut row);
+        if let (Some(builder), Some(info)) = (builders.get_mut(m.topic), topics.get(m.topic)) {
+            builder.push(info, &m, &mut row);
         }
         since_report += 1;
         if since_report == 4096 {
-            report(&mut pieces);
+            report(&builders, &mut reported);
             since_report = 0;
         }
         true
     });
-    report(&mut pieces);
-    (pieces, result)
+    report(&builders, &mut reported);
+    (
+        builders.into_iter().map(ColumnBuilder::finish).collect(),
+        result,
+    )
 }
 
 /// Decodes every topic of `source`, reading `windows` (disjoint, in time order) in parallel,
@@ -314,14 +246,14 @@ pub fn load_windows(
     windows: &[TimeWindow],
     cancel: &AtomicBool,
     progress: &[AtomicU64],
-    deliver: &mut (dyn FnMut(usize, Result<TopicData, String>) + Send),
+    deliver: &mut (dyn FnMut(usize, Result<TopicData, Arc<Error>>) + Send),
 ) -> Vec<String> {
     let topics = &source.summary().topics;
     let mut decodable: Vec<usize> = Vec::with_capacity(topics.len());
     for (i, info) in topics.iter().enumerate() {
-        match compile_topic(info) {
+        match compile_plan(info) {
             Ok(_) => decodable.push(i),
-            Err(e) => deliver(i, Err(e)),
+            Err(e) => deliver(i, Err(Arc::new(e))),
         }
     }
     let share = u64::try_from(windows.len()).unwrap_or(1).max(1);
@@ -330,9 +262,9 @@ pub fn load_windows(
         .map(|&w| read_window(source, w, share, &decodable, cancel, progress))
         .collect();
     let mut issues: Vec<String> = Vec::new();
-    let mut failure: Option<String> = None;
+    let mut failure: Option<Arc<Error>> = None;
     // Per topic, its pieces in window order.
-    let mut by_topic: Vec<Vec<Piece>> = topics.iter().map(|_| Vec::new()).collect();
+    let mut by_topic: Vec<Vec<Columns>> = topics.iter().map(|_| Vec::new()).collect();
     for (pieces, result) in read {
         match result {
             Ok(found) => {
@@ -343,7 +275,7 @@ pub fn load_windows(
                 }
             }
             Err(e) => {
-                failure.get_or_insert(e);
+                failure.get_or_insert(Arc::new(e));
             }
         }
         for (slot, piece) in by_topic.iter_mut().zip(pieces) {
@@ -354,7 +286,7 @@ pub fn load_windows(
         return issues;
     }
     // Biggest topics first so the longest join starts at once.
-    let mut jobs: Vec<(usize, Vec<Piece>)> = decodable
+    let mut jobs: Vec<(usize, Vec<Columns>)> = decodable
         .iter()
         .filter_map(|&i| Some((i, std::mem::take(by_topic.get_mut(i)?))))
         .collect();
@@ -362,7 +294,7 @@ pub fn load_windows(
     let deliver = std::sync::Mutex::new(deliver);
     jobs.into_par_iter().for_each(|(i, pieces)| {
         let data = match &failure {
-            Some(e) => Err(e.clone()),
+            Some(e) => Err(Arc::clone(e)),
             None => Ok(join(pieces)),
         };
         if let Ok(mut d) = deliver.lock() {
@@ -373,7 +305,7 @@ pub fn load_windows(
 }
 
 /// Joins a topic's pieces (in time order) into its columns.
-fn join(pieces: Vec<Piece>) -> TopicData {
+fn join(pieces: Vec<Columns>) -> TopicData {
     let total: usize = pieces.iter().map(|p| p.times_ns.len()).sum();
     let mut data = TopicData {
         times_ns: Vec::with_capacity(total),
@@ -388,10 +320,10 @@ fn join(pieces: Vec<Piece>) -> TopicData {
     for (k, mut piece) in pieces.into_iter().enumerate() {
         let len = piece.times_ns.len();
         data.times_ns.extend_from_slice(&piece.times_ns);
-        latencies.extend_from_slice(&piece.latencies);
-        data.torn_messages += piece.torn;
-        data.clipped_messages += piece.clipped;
-        data.decode_errors += piece.errors;
+        latencies.extend_from_slice(&piece.latencies_ns);
+        data.torn_messages += piece.torn_messages;
+        data.clipped_messages += piece.clipped_messages;
+        data.decode_errors += piece.decode_errors;
         if data.first_error.is_none() {
             data.first_error = piece.first_error.take();
         }
@@ -399,10 +331,13 @@ fn join(pieces: Vec<Piece>) -> TopicData {
         for col in &mut columns {
             col.push((None, len));
         }
-        let plan_leaves = piece.plan.as_ref().map_or(&[][..], |p| p.leaves());
-        for (leaf, col) in plan_leaves.iter().zip(std::mem::take(&mut piece.columns)) {
-            let u = *by_path.entry(leaf.path.clone()).or_insert_with(|| {
-                leaves.push((leaf.path.clone(), leaf.kind));
+        let piece_leaves = std::mem::take(&mut piece.leaves);
+        for ((path, kind), col) in piece_leaves
+            .into_iter()
+            .zip(std::mem::take(&mut piece.values))
+        {
+            let u = *by_path.entry(path.clone()).or_insert_with(|| {
+                leaves.push((path, kind));
                 // Absent in every earlier piece, and a placeholder for this one.
                 columns.push(lens.iter().map(|&n| (None, n)).collect());
                 columns.len() - 1
@@ -428,8 +363,8 @@ fn join(pieces: Vec<Piece>) -> TopicData {
         }
     }
     data.times_ns.shrink_to_fit();
-    data.time_levels = crate::topic_data::time_levels(&data.times_ns);
-    (data.gaps, data.gap_count) = crate::topic_data::find_gaps(&data.times_ns);
+    data.time_levels = crate::data::topic_data::time_levels(&data.times_ns);
+    (data.gaps, data.gap_count) = crate::data::topic_data::find_gaps(&data.times_ns);
     data.latency = Latency::from_ns(&mut latencies);
     data.fields = leaves
         .into_par_iter()
@@ -446,8 +381,8 @@ fn join(pieces: Vec<Piece>) -> TopicData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::source::RecordingSource;
     use crate::demo::{DemoOptions, write_demo};
-    use crate::source::RecordingSource;
 
     fn load(source: &RecordingSource, windows: &[TimeWindow]) -> Vec<Option<TopicData>> {
         let count = source.summary().topics.len();

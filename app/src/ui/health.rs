@@ -2,9 +2,10 @@
 
 use egui::{Color32, RichText};
 
-use crate::format::format_relative;
+use crate::data::topic_data::{GAP_PERIODS, Gap};
 use crate::recording::Recording;
-use crate::topic_data::{GAP_PERIODS, Gap};
+use crate::ui::format::format_relative;
+use crate::ui::theme;
 
 /// The sentence shown when the recorder dropped messages.
 pub const GAPS_SENTENCE: &str = "This recording has gaps.";
@@ -12,7 +13,7 @@ pub const GAPS_SENTENCE: &str = "This recording has gaps.";
 /// Drops, unstamped share, never-published topics, parts and latency.
 pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
     let health = &recording.summary().health;
-    let warn = Color32::from_rgb(0xf0, 0xa0, 0x40);
+    let warn = theme::WARNING;
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         ui.heading("Health");
         match health.dropped_messages {
@@ -74,6 +75,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             ui.label(evicted);
             ui.label(format!("{} dropped by the transport queue", stats.transport_dropped));
             if let Some(e) = &stats.spill_error {
+                let e = e.report();
                 ui.add(egui::Label::new(RichText::new(format!("Spill: {e}")).small().color(warn)).wrap());
             }
         } else {

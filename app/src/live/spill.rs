@@ -5,11 +5,13 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bag::live::RECORD_COMPRESSION_LEVEL;
 use bag::{BagReader, BagWriter, ChannelId, ChannelSpec, ReadFilter, WriteOptions};
 
-use crate::capture::Stored;
+use crate::error::Error;
+use crate::live::capture::Stored;
 
 /// Channel metadata key marking spilled messages that came without a timestamp (their MCAP
 /// publish time is their log time, which would otherwise read as stamped).
@@ -22,7 +24,7 @@ pub struct Spill {
     channels: HashMap<(u32, bool), ChannelId>,
     written: u64,
     failed: u64,
-    error: Option<String>,
+    error: Option<Arc<Error>>,
 }
 
 impl std::fmt::Debug for Spill {
@@ -37,9 +39,13 @@ impl std::fmt::Debug for Spill {
 
 impl Spill {
     /// A new temporary bag under the system's temp directory.
-    pub fn create() -> Result<Self, String> {
+    pub fn create() -> Result<Self, Error> {
         let root = std::env::temp_dir().join("redline-scope-spill");
-        std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
+        std::fs::create_dir_all(&root).map_err(|source| Error::Io {
+            what: "creating",
+            path: root.clone(),
+            source,
+        })?;
         remove_orphans(&root);
         let stamp = bag::live::now_ns();
         let dir = root.join(format!("capture-{}-{stamp}", std::process::id()));
@@ -47,7 +53,10 @@ impl Spill {
             &dir,
             WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL),
         )
-        .map_err(|e| format!("creating the spill bag {}: {e}", dir.display()))?;
+        .map_err(|source| Error::Spill {
+            what: "creating",
+            source,
+        })?;
         Ok(Spill {
             dir,
             writer: Some(writer),
@@ -86,7 +95,12 @@ impl Spill {
             Ok(()) => self.written += 1,
             Err(e) => {
                 self.failed += 1;
-                self.error.get_or_insert_with(|| e.to_string());
+                self.error.get_or_insert_with(|| {
+                    Arc::new(Error::Spill {
+                        what: "writing to",
+                        source: e,
+                    })
+                });
             }
         }
     }
@@ -102,16 +116,17 @@ impl Spill {
     }
 
     /// The first write error.
-    pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+    pub fn error(&self) -> Option<&Arc<Error>> {
+        self.error.as_ref()
     }
 
     /// Hands everything written so far to the OS, so a reader sees it.
-    pub fn flush(&mut self) -> Result<(), String> {
+    pub fn flush(&mut self) -> Result<(), Error> {
         match self.writer.as_mut() {
-            Some(w) => w
-                .flush()
-                .map_err(|e| format!("flushing the spill bag: {e}")),
+            Some(w) => w.flush().map_err(|source| Error::Spill {
+                what: "flushing",
+                source,
+            }),
             None => Ok(()),
         }
     }
@@ -120,18 +135,20 @@ impl Spill {
 /// Copies into `out` the spilled messages whose positions in spill order (0 is the first
 /// spilled) fall in `ranges`, which are sorted and disjoint; returns how many it found. Read
 /// back through [`BagReader`], like any other bag.
-pub fn copy_spilled(dir: &Path, ranges: &[Range<u64>], out: &mut BagWriter) -> Result<u64, String> {
+pub fn copy_spilled(dir: &Path, ranges: &[Range<u64>], out: &mut BagWriter) -> Result<u64, Error> {
     let Some(last) = ranges.last().map(|r| r.end) else {
         return Ok(0);
     };
     if last == 0 {
         return Ok(0);
     }
-    let reader = BagReader::open(dir).map_err(|e| format!("reading the spill bag: {e}"))?;
+    let reading = |source| Error::Spill {
+        what: "reading",
+        source,
+    };
+    let reader = BagReader::open(dir).map_err(reading)?;
     let mut channels: HashMap<usize, ChannelId> = HashMap::new();
-    let mut cursor = reader
-        .messages(&ReadFilter::all())
-        .map_err(|e| format!("reading the spill bag: {e}"))?;
+    let mut cursor = reader.messages(&ReadFilter::all()).map_err(reading)?;
     let (mut position, mut copied) = (0u64, 0u64);
     while position < last
         && let Some(m) = cursor.next_message()
@@ -149,7 +166,10 @@ pub fn copy_spilled(dir: &Path, ranges: &[Range<u64>], out: &mut BagWriter) -> R
         });
         let publish = (!unstamped).then_some(m.publish_time_ns);
         out.write(id, m.log_time_ns, publish, m.data)
-            .map_err(|e| format!("copying spilled messages: {e}"))?;
+            .map_err(|source| Error::Save {
+                dir: out.dir().to_path_buf(),
+                source,
+            })?;
         copied += 1;
     }
     Ok(copied)
@@ -175,7 +195,7 @@ fn remove_orphans(root: &Path) {
         if let Some(pid) = pid
             && !Path::new("/proc").join(pid.to_string()).exists()
         {
-            let _ = std::fs::remove_dir_all(entry.path());
+            std::fs::remove_dir_all(entry.path()).ok();
         }
     }
 }
@@ -183,7 +203,7 @@ fn remove_orphans(root: &Path) {
 impl Drop for Spill {
     fn drop(&mut self) {
         drop(self.writer.take());
-        let _ = std::fs::remove_dir_all(&self.dir);
+        std::fs::remove_dir_all(&self.dir).ok();
     }
 }
 

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bag::live::RECORD_COMPRESSION_LEVEL;
 use bag::{BagSummary, BagWriter, ChannelId, WriteOptions};
 
+use crate::error::Error;
 use crate::live::LiveShared;
-use crate::spill::copy_spilled;
+use crate::live::spill::copy_spilled;
 
 /// Messages written per lock of the store.
 const SLICE: u64 = 4_096;
@@ -32,8 +33,11 @@ pub fn save_capture(
     shared: &LiveShared,
     dir: &Path,
     progress: &SaveProgress,
-) -> Result<BagSummary, String> {
-    let fail = |e: bag::BagError| format!("saving to {}: {e}", dir.display());
+) -> Result<BagSummary, Error> {
+    let fail = |source: bag::BagError| Error::Save {
+        dir: dir.to_path_buf(),
+        source,
+    };
     // One consistent cut: the ring's range and, when spilling, everything spilled before it.
     let (mut cursor, end, evicted_before, spilled) = {
         let store = shared.store();
@@ -83,7 +87,7 @@ pub fn save_capture(
         let slice_end = end.min(cursor + SLICE);
         cursor = store.visit(cursor, slice_end, &mut |m| {
             let Some(spec) = topics.get(m.topic as usize) else {
-                failure = Some(format!("message on unknown topic #{}", m.topic));
+                failure = Some(Error::UnknownTopic { topic: m.topic });
                 return false;
             };
             let Some(slot) = channels.get_mut(m.topic as usize) else {
@@ -141,7 +145,7 @@ fn recover_overtaken(
     start: u64,
     overtaken: &[Range<u64>],
     writer: &mut BagWriter,
-) -> Result<u64, String> {
+) -> Result<u64, Error> {
     {
         let _store = shared.store();
         let mut spill = shared.spill();

@@ -79,7 +79,7 @@ impl<T: Sample> Typed<T> {
     /// Builds the pyramid over `values`: level 0 whenever there are values, and level `k + 1`
     /// while level `k` has more than `FANOUT` blocks (the rule [`time_levels`] follows).
     ///
-    /// [`time_levels`]: crate::topic_data::time_levels
+    /// [`time_levels`]: crate::data::topic_data::time_levels
     pub fn new(values: Vec<T>) -> Self {
         let mut levels: Vec<Vec<(T, T)>> = Vec::new();
         if !values.is_empty() {
@@ -264,6 +264,14 @@ impl Series {
         }
     }
 
+    /// Appends every value of `values`, as [`Series::push`] would one by one.
+    pub fn extend(&mut self, values: &SeriesBuilder) {
+        match values {
+            SeriesBuilder::F32(v) => v.iter().for_each(|&x| self.push(f64::from(x))),
+            SeriesBuilder::F64(v) => v.iter().for_each(|&x| self.push(x)),
+        }
+    }
+
     /// The values from index `from` on, as a new series with its own pyramid.
     pub fn tail(&self, from: usize) -> Series {
         match self {
@@ -345,6 +353,14 @@ impl SeriesBuilder {
     /// True when nothing was pushed.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Removes the first `n` values (all of them when there are fewer).
+    pub fn drain_front(&mut self, n: usize) {
+        match self {
+            SeriesBuilder::F32(v) => drop(v.drain(..n.min(v.len()))),
+            SeriesBuilder::F64(v) => drop(v.drain(..n.min(v.len()))),
+        }
     }
 
     /// Appends one value (NaN for absent).

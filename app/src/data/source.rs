@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use bag::{BagReader, PartStatus, ReadFilter};
 
+use crate::error::Error;
+
 /// A topic as the summaries describe it, before any message is read.
 #[derive(Debug, Clone)]
 pub struct TopicInfo {
@@ -79,8 +81,9 @@ pub struct MessageView<'a> {
     pub topic: usize,
     /// Log time, ns.
     pub log_time_ns: u64,
-    /// Publish time, ns.
-    pub publish_time_ns: u64,
+    /// Publish time, ns; `None` when the message came without one (a recording stores
+    /// those with their log time, so only a live capture can tell).
+    pub publish_time_ns: Option<u64>,
     /// Payload.
     pub data: &'a [u8],
     /// True when it came from a torn part.
@@ -127,7 +130,7 @@ pub trait DataSource: Send + Sync {
         window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
-    ) -> Result<Vec<String>, String>;
+    ) -> Result<Vec<String>, Error>;
 
     /// About `wanted` disjoint windows, in time order, that together cover every message and
     /// can be read independently at about `1 / wanted` of the cost of the whole (so loading can
@@ -151,9 +154,11 @@ pub struct RecordingSource {
 
 impl RecordingSource {
     /// Opens a bag directory, `.mcap` file or rosbag2 directory and reads its summaries.
-    pub fn open(path: &Path) -> Result<Self, String> {
-        let reader =
-            BagReader::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let reader = BagReader::open(path).map_err(|source| Error::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let mut topics: Vec<TopicInfo> = Vec::new();
         for c in reader.channels() {
             let spec = &c.spec;
@@ -249,7 +254,7 @@ impl DataSource for RecordingSource {
         window: TimeWindow,
         cancel: &AtomicBool,
         on_message: &mut dyn FnMut(MessageView<'_>) -> bool,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, Error> {
         let mut wanted = vec![false; self.summary.topics.len()];
         for &i in topics {
             if let Some(w) = wanted.get_mut(i) {
@@ -271,7 +276,10 @@ impl DataSource for RecordingSource {
         if let Some(e) = window.end_ns {
             filter = filter.end_ns(e);
         }
-        let mut cursor = self.reader.messages(&filter).map_err(|e| e.to_string())?;
+        let mut cursor = self
+            .reader
+            .messages(&filter)
+            .map_err(|source| Error::Read { source })?;
         let mut n: u32 = 0;
         while let Some(m) = cursor.next_message() {
             n = n.wrapping_add(1);
@@ -290,7 +298,7 @@ impl DataSource for RecordingSource {
             let keep_going = on_message(MessageView {
                 topic: index,
                 log_time_ns: m.log_time_ns,
-                publish_time_ns: m.publish_time_ns,
+                publish_time_ns: Some(m.publish_time_ns),
                 data: m.data,
                 from_torn_part: self.torn_parts.get(m.part).copied().unwrap_or(false),
             });

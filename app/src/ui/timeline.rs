@@ -2,10 +2,11 @@
 //! parts hatched, gaps between parts dark), silences inside topics as red ticks, play/pause,
 //! speed and step.
 
-use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
+use egui::{Rect, Sense, Stroke, pos2, vec2};
 
-use crate::format::{format_relative, format_utc};
 use crate::recording::Recording;
+use crate::ui::format::{format_relative, format_utc};
+use crate::ui::theme;
 
 /// Playback state.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -107,9 +108,9 @@ pub fn timeline_ui(
             pos2(x_of(b).max(x_of(a) + 1.0), rect.bottom() - 4.0),
         );
         let color = if state == "torn" {
-            Color32::from_rgb(0xc0, 0x70, 0x20)
+            theme::TORN_PART
         } else {
-            Color32::from_rgb(0x3a, 0x5a, 0x80)
+            theme::PART
         };
         painter.rect_filled(r, 2.0, color);
         if state == "torn" {
@@ -118,7 +119,7 @@ pub fn timeline_ui(
             while x < r.right() {
                 painter.line_segment(
                     [pos2(x, r.bottom()), pos2((x + 8.0).min(r.right()), r.top())],
-                    Stroke::new(1.0, Color32::from_rgb(0x60, 0x30, 0x00)),
+                    Stroke::new(1.0, theme::TORN_HATCH),
                 );
                 x += 6.0;
             }
@@ -132,7 +133,7 @@ pub fn timeline_ui(
                 pos2(x_of(*end), rect.top()),
                 pos2(x_of(*start), rect.bottom()),
             );
-            painter.rect_filled(r, 0.0, Color32::from_rgb(0x80, 0x20, 0x20));
+            painter.rect_filled(r, 0.0, theme::PART_GAP);
         }
     }
     // Silences inside topics: red ticks along the bottom edge, at least a pixel wide.
@@ -147,12 +148,12 @@ pub fn timeline_ui(
             pos2(left, rect.bottom() - 5.0),
             pos2(x_of(gap.to_ns).max(left + 2.0), rect.bottom()),
         );
-        painter.rect_filled(r, 0.0, Color32::from_rgb(0xff, 0x50, 0x50));
+        painter.rect_filled(r, 0.0, theme::SILENCE);
     }
     let px = x_of(playback.playhead_ns);
     painter.line_segment(
         [pos2(px, rect.top()), pos2(px, rect.bottom())],
-        Stroke::new(2.0, Color32::from_rgb(0xff, 0x40, 0x40)),
+        Stroke::new(2.0, theme::PLAYHEAD),
     );
     if (response.dragged() || response.clicked())
         && let Some(pos) = response.interact_pointer_pos()

@@ -1,10 +1,13 @@
 //! A loaded topic: one time column shared by its fields, one [`Series`] per numeric leaf, and
 //! what loading learned about it (decode errors, latency, torn parts).
 
-use decode::LeafKind;
-use egui_plot::PlotPoint;
+use std::sync::Arc;
 
-use crate::series::{FANOUT, Sample, Series};
+use decode::LeafKind;
+
+use crate::data::column_builder::Columns;
+use crate::data::series::{FANOUT, Series};
+use crate::error::Error;
 
 /// One numeric leaf of a topic, as a column.
 #[derive(Debug, Clone)]
@@ -63,8 +66,8 @@ pub struct TopicData {
     pub fields: Vec<FieldColumn>,
     /// Messages that failed to decode (their values are absent).
     pub decode_errors: u64,
-    /// The first decode error's text.
-    pub first_error: Option<String>,
+    /// The first decode error.
+    pub first_error: Option<Arc<Error>>,
     /// Messages that came from a torn part.
     pub torn_messages: u64,
     /// Publish-vs-log latency.
@@ -191,34 +194,17 @@ impl TopicData {
     }
 }
 
-/// New messages of a live topic, decoded off the UI thread, to append to its [`TopicData`].
-#[derive(Debug, Clone, Default)]
-pub struct Batch {
-    /// Log time of each new message, ascending and not before the topic's last.
-    pub times_ns: Vec<u64>,
-    /// The topic's leaves so far (path, kind) in slot order; never fewer than a batch before.
-    pub leaves: Vec<(String, LeafKind)>,
-    /// Row-major values: message `m`, slot `s` at `m * leaves.len() + s` (NaN: absent).
-    pub values: Vec<f64>,
-    /// Decode errors in this batch.
-    pub decode_errors: u64,
-    /// The first decode error's text, if this batch had one.
-    pub first_error: Option<String>,
-    /// Latency over the topic's recent messages.
-    pub latency: Option<Latency>,
-    /// Messages in this batch whose list tail was not flattened.
-    pub clipped_messages: u64,
-}
-
 impl TopicData {
-    /// Appends a live batch: the columns grow and their pyramids with them, at a cost
-    /// proportional to the batch, not to what is held.
-    pub fn append(&mut self, batch: &Batch) {
+    /// Appends a live topic's newly decoded columns (decoded by the capture's worker): the
+    /// columns grow and their pyramids with them, at a cost proportional to what is appended,
+    /// not to what is held. Columns match by slot (a topic's plan only ever adds leaves); a
+    /// leaf new in `columns` is absent for every message held before.
+    pub fn append(&mut self, columns: &Columns) {
         let held_before = self.times_ns.len();
-        let width = batch.leaves.len();
-        for (path, kind) in batch.leaves.iter().skip(self.fields.len()) {
-            let mut series = Series::F32(crate::series::Typed::default());
-            for _ in 0..self.times_ns.len() {
+        let n = columns.len();
+        for (path, kind) in columns.leaves.iter().skip(self.fields.len()) {
+            let mut series = Series::F32(crate::data::series::Typed::default());
+            for _ in 0..held_before {
                 series.push(f64::NAN);
             }
             self.fields.push(FieldColumn {
@@ -227,26 +213,25 @@ impl TopicData {
                 series,
             });
         }
-        for (m, &t) in batch.times_ns.iter().enumerate() {
+        for &t in &columns.times_ns {
             self.times_ns.push(t);
             push_time_level(&mut self.time_levels, &self.times_ns);
-            for (slot, field) in self.fields.iter_mut().enumerate() {
-                let v = if slot < width {
-                    batch.values.get(m * width + slot).copied()
-                } else {
-                    None
-                };
-                field.series.push(v.unwrap_or(f64::NAN));
+        }
+        for (slot, field) in self.fields.iter_mut().enumerate() {
+            let before = field.series.len();
+            if let Some(values) = columns.values.get(slot) {
+                field.series.extend(values);
+            }
+            // A column the piece lacks (its messages all failed to decode) is absent there.
+            for _ in field.series.len()..before + n {
+                field.series.push(f64::NAN);
             }
         }
-        self.decode_errors += batch.decode_errors;
+        self.decode_errors += columns.decode_errors;
         if self.first_error.is_none() {
-            self.first_error.clone_from(&batch.first_error);
+            self.first_error.clone_from(&columns.first_error);
         }
-        self.clipped_messages += batch.clipped_messages;
-        if batch.latency.is_some() {
-            self.latency = batch.latency;
-        }
+        self.clipped_messages += columns.clipped_messages;
         self.find_new_gaps(held_before);
     }
 
@@ -310,45 +295,6 @@ pub fn push_time_level(levels: &mut Vec<Vec<u64>>, times_ns: &[u64]) {
     }
 }
 
-/// Folds pyramid blocks `first..first + starts.len()` into the pixel columns they start in.
-fn fold_blocks<T: Sample>(
-    level: &[(T, T)],
-    first: usize,
-    starts: &[u64],
-    origin_ns: f64,
-    per_ns: f64,
-    max_px: f64,
-    columns: &mut [Option<(f64, f64)>],
-) {
-    let blocks = level.get(first..first + starts.len()).unwrap_or(&[]);
-    // Blocks come in time order, so a column's blocks are consecutive: fold them into a running
-    // extreme (f64::min/max skip an all-absent block's NaN) and store it when the column changes.
-    let (mut column, mut lo, mut hi) = (usize::MAX, f64::INFINITY, f64::NEG_INFINITY);
-    for (&t, &(mn, mx)) in starts.iter().zip(blocks) {
-        let px = ((t as f64 - origin_ns) * per_ns).clamp(0.0, max_px) as usize;
-        if px != column {
-            store_extremes(columns, column, lo, hi);
-            (column, lo, hi) = (px, f64::INFINITY, f64::NEG_INFINITY);
-        }
-        lo = lo.min(mn.to_f64());
-        hi = hi.max(mx.to_f64());
-    }
-    store_extremes(columns, column, lo, hi);
-}
-
-/// Merges `lo..=hi` into column `px`, unless nothing was folded (`lo > hi`).
-fn store_extremes(columns: &mut [Option<(f64, f64)>], px: usize, lo: f64, hi: f64) {
-    if lo > hi {
-        return;
-    }
-    if let Some(c) = columns.get_mut(px) {
-        *c = Some(match *c {
-            None => (lo, hi),
-            Some((a, b)) => (a.min(lo), b.max(hi)),
-        });
-    }
-}
-
 /// The start time of each pyramid block, per level (see [`TopicData::time_levels`]).
 pub fn time_levels(times_ns: &[u64]) -> Vec<Vec<u64>> {
     let mut levels = Vec::new();
@@ -360,143 +306,10 @@ pub fn time_levels(times_ns: &[u64]) -> Vec<Vec<u64>> {
     levels
 }
 
-/// A time window reduced to at most about two points per pixel column.
-///
-/// `t0_ns` is the recording's start: x values are seconds since it. Fewer samples than pixels
-/// are returned as they are; more become a min and a max per pixel column, taken from the
-/// series' pyramid, so the cost depends on `width_px`, not on `n`.
-///
-/// When a pixel column holds many samples, the pyramid level whose blocks are at most a
-/// quarter of a column is read sequentially and each block is folded into the column where it
-/// starts: no extreme is ever lost, and one may be drawn up to a quarter column late.
-pub fn envelope(
-    times_ns: &[u64],
-    time_levels: &[Vec<u64>],
-    series: &Series,
-    t0_ns: u64,
-    x_range_s: (f64, f64),
-    width_px: usize,
-    out: &mut Vec<PlotPoint>,
-) {
-    out.clear();
-    let (x0, x1) = x_range_s;
-    if times_ns.is_empty()
-        || width_px == 0
-        || x1.partial_cmp(&x0) != Some(std::cmp::Ordering::Greater)
-    {
-        return;
-    }
-    let to_ns = |x: f64| -> u64 {
-        let ns = t0_ns as f64 + x * 1e9;
-        if ns <= 0.0 { 0 } else { ns as u64 }
-    };
-    let to_s = |t: u64| (t as f64 - t0_ns as f64) / 1e9;
-    // One sample either side so lines run off the edges instead of stopping short.
-    let lo = times_ns
-        .partition_point(|&t| t < to_ns(x0))
-        .saturating_sub(1);
-    let hi = (times_ns.partition_point(|&t| t <= to_ns(x1)) + 1).min(times_ns.len());
-    if lo >= hi {
-        return;
-    }
-    if hi - lo <= 2 * width_px {
-        for i in lo..hi {
-            if let (Some(&t), Some(v)) = (times_ns.get(i), series.value(i))
-                && !v.is_nan()
-            {
-                out.push(PlotPoint::new(to_s(t), v));
-            }
-        }
-        return;
-    }
-    let dx = (x1 - x0) / width_px as f64;
-    let per_px = (hi - lo) / width_px;
-    // The coarsest level whose blocks are at most a quarter of a pixel column.
-    let mut level = None;
-    let mut block = FANOUT;
-    for k in 0..series.level_count().min(time_levels.len()) {
-        if block * 4 > per_px {
-            break;
-        }
-        level = Some((k, block));
-        block = block.saturating_mul(FANOUT);
-    }
-    if let (Some((k, block)), Some(starts)) = (level, level.and_then(|(k, _)| time_levels.get(k))) {
-        let first = lo / block;
-        let last = hi.div_ceil(block).min(starts.len());
-        let starts = starts.get(first..last).unwrap_or(&[]);
-        // Column of a time, as one multiply per block.
-        let per_ns = 1.0 / (dx * 1e9);
-        let origin_ns = t0_ns as f64 + x0 * 1e9;
-        let max_px = (width_px - 1) as f64;
-        let mut columns: Vec<Option<(f64, f64)>> = vec![None; width_px];
-        match series {
-            Series::F32(t) => fold_blocks(
-                t.level(k),
-                first,
-                starts,
-                origin_ns,
-                per_ns,
-                max_px,
-                &mut columns,
-            ),
-            Series::F64(t) => fold_blocks(
-                t.level(k),
-                first,
-                starts,
-                origin_ns,
-                per_ns,
-                max_px,
-                &mut columns,
-            ),
-        }
-        for (px, c) in columns.iter().enumerate() {
-            let Some((mn, mx)) = *c else {
-                continue;
-            };
-            let x = x0 + dx * (px as f64 + 0.5);
-            if px % 2 == 0 {
-                out.push(PlotPoint::new(x, mn));
-                out.push(PlotPoint::new(x, mx));
-            } else {
-                out.push(PlotPoint::new(x, mx));
-                out.push(PlotPoint::new(x, mn));
-            }
-        }
-        return;
-    }
-    let mut start = lo;
-    for px in 0..width_px {
-        let edge = x0 + dx * (px + 1) as f64;
-        let end = if px + 1 == width_px {
-            hi
-        } else {
-            let e = to_ns(edge);
-            start
-                + times_ns
-                    .get(start..hi)
-                    .map_or(0, |s| s.partition_point(|&t| t < e))
-        };
-        if end > start
-            && let Some((mn, mx)) = series.min_max(start, end)
-        {
-            let x = x0 + dx * (px as f64 + 0.5);
-            // Alternate the order so the connecting strokes stay short.
-            if px % 2 == 0 {
-                out.push(PlotPoint::new(x, mn));
-                out.push(PlotPoint::new(x, mx));
-            } else {
-                out.push(PlotPoint::new(x, mx));
-                out.push(PlotPoint::new(x, mn));
-            }
-        }
-        start = end;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::series::SeriesBuilder;
 
     /// A 200 Hz topic with 2 ms of jitter.
     fn steady(n: u64) -> Vec<u64> {
@@ -550,9 +363,9 @@ mod tests {
     }
 
     #[test]
-    fn live_batches_find_the_gaps_loading_whole_finds_and_forget_evicted_ones() {
+    fn live_pieces_find_the_gaps_loading_whole_finds_and_forget_evicted_ones() {
         // 100 Hz with a 200 ms silence after messages 1,500 and 2,465; the second falls
-        // between two batches of 137.
+        // between two pieces of 137.
         let mut times = Vec::new();
         let mut t = 1_000_000_000u64;
         for i in 0..3_000 {
@@ -565,11 +378,11 @@ mod tests {
         }
         let mut live = TopicData::default();
         for chunk in times.chunks(137) {
-            let batch = Batch {
+            let piece = Columns {
                 times_ns: chunk.to_vec(),
-                ..Batch::default()
+                ..Columns::default()
             };
-            live.append(&batch);
+            live.append(&piece);
         }
         let whole = find_gaps(&times);
         assert_eq!(whole.1, 2);
@@ -580,30 +393,31 @@ mod tests {
     }
 
     #[test]
-    fn appending_batches_equals_loading_whole() {
+    fn appending_pieces_equals_loading_whole() {
         let n = 3_000usize;
         let times: Vec<u64> = (0..n as u64).map(|i| 1_000 + i * 10).collect();
         let mut live = TopicData::default();
         for chunk in (0..n).collect::<Vec<_>>().chunks(137) {
             // A second leaf appears after the first 1,000 messages.
             let width = if chunk[0] >= 1_000 { 2 } else { 1 };
-            let mut batch = Batch {
+            let mut piece = Columns {
                 leaves: vec![("a".into(), LeafKind::Float), ("b".into(), LeafKind::Int)][..width]
                     .to_vec(),
-                ..Batch::default()
+                values: vec![SeriesBuilder::default(); width],
+                ..Columns::default()
             };
             for &i in chunk {
-                batch.times_ns.push(times[i]);
-                batch.values.push((i % 91) as f64);
+                piece.times_ns.push(times[i]);
+                piece.values[0].push((i % 91) as f64);
                 if width == 2 {
-                    batch.values.push(i as f64);
+                    piece.values[1].push(i as f64);
                 }
             }
-            live.append(&batch);
+            live.append(&piece);
         }
         assert_eq!(live.times_ns, times);
         assert_eq!(live.time_levels, time_levels(&times));
-        // Batches of 137: the first to carry `b` starts at message 1,096.
+        // Pieces of 137: the first to carry `b` starts at message 1,096.
         let b = live.field("b").expect("b");
         assert!(b.series.value(1_095).is_some_and(f64::is_nan));
         assert_eq!(b.series.value(1_096), Some(1_096.0));
@@ -623,29 +437,26 @@ mod tests {
             Some(2_000.0)
         );
     }
-    use crate::series::SeriesBuilder;
-
     #[test]
-    fn envelope_is_bounded_by_width_and_keeps_extremes() {
-        let n = 1_000_000usize;
-        let times: Vec<u64> = (0..n as u64).map(|i| 1_000 + i * 1_000).collect();
-        let mut b = SeriesBuilder::default();
-        for i in 0..n {
-            b.push(if i == 123_456 { 1e6 } else { (i % 100) as f64 });
-        }
-        let s = b.finish();
-        let levels = time_levels(&times);
-        let mut out = Vec::new();
-        envelope(&times, &levels, &s, 1_000, (0.0, 1.0), 800, &mut out);
-        assert!(out.len() <= 1600, "{}", out.len());
-        assert!(out.iter().any(|p| p.y == 1e6));
-        assert!(out.iter().all(|p| p.x >= 0.0 && p.x <= 1.0));
-        // Zoomed in: raw samples.
-        envelope(&times, &levels, &s, 1_000, (0.5, 0.5001), 800, &mut out);
-        assert!(out.len() > 90 && out.len() < 110, "{}", out.len());
-        // Medium zoom: exact per-column min/max.
-        envelope(&times, &levels, &s, 1_000, (0.1, 0.15), 800, &mut out);
-        assert!(out.len() <= 1600, "{}", out.len());
+    fn a_piece_whose_messages_all_failed_leaves_every_field_absent() {
+        let mut live = TopicData::default();
+        let mut values = SeriesBuilder::default();
+        values.push(1.0);
+        live.append(&Columns {
+            times_ns: vec![10],
+            leaves: vec![("a".into(), LeafKind::Float)],
+            values: vec![values],
+            ..Columns::default()
+        });
+        live.append(&Columns {
+            times_ns: vec![20, 30],
+            decode_errors: 2,
+            ..Columns::default()
+        });
+        let a = &live.field("a").expect("a").series;
+        assert_eq!((live.times_ns.len(), a.len()), (3, 3));
+        assert!(a.value(2).is_some_and(f64::is_nan));
+        assert_eq!(live.decode_errors, 2);
     }
 
     #[test]

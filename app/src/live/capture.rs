@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 /// Payload bytes per block (a message over a quarter of it gets a block of its own).
 const BLOCK_BYTES: usize = 1 << 20;
 
-/// What one message costs besides its payload: its [`Record`].
+/// What one message costs besides its payload: its record (times, topic, where its payload is).
 pub const RECORD_BYTES: usize = std::mem::size_of::<Record>();
 
 /// Default cap on what the capture holds.

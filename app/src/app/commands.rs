@@ -1,0 +1,87 @@
+//! The command queue: what the app was asked to open, started on worker threads by
+//! `Scope::logic`, and what those workers report back.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::app::Scope;
+use crate::app::open::{
+    OpenEvent, PickKind, demo_in_background, open_in_background, pick_in_background,
+};
+use crate::data::inspector::Inspector;
+use crate::live::{LiveCapture, LiveOptions};
+use crate::recording::Recording;
+
+/// Something to open, queued until the next `logic`.
+#[derive(Debug)]
+pub(super) enum Command {
+    /// A recording at a path.
+    Open(PathBuf),
+    /// Whatever the file dialog picks.
+    Pick(PickKind),
+    /// The built-in demo recording.
+    DemoRecording,
+    /// A live capture (replaces what is open at once).
+    Live(LiveOptions),
+}
+
+/// What worker threads call when they have something new.
+pub(super) type Repaint = Arc<dyn Fn() + Send + Sync>;
+
+impl Scope {
+    /// Starts each queued command: opening jobs on their threads, a live capture at once.
+    pub(super) fn run_commands(&mut self, repaint: &Repaint) {
+        for command in std::mem::take(&mut self.commands) {
+            let tx = self.open_tx.clone();
+            let started = match command {
+                Command::Open(path) => open_in_background(path, tx, Arc::clone(repaint)),
+                Command::Pick(kind) => {
+                    pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(repaint))
+                }
+                Command::DemoRecording => demo_in_background(tx, Arc::clone(repaint)),
+                Command::Live(options) => {
+                    self.start_capture(options, repaint);
+                    continue;
+                }
+            };
+            match started {
+                Ok(()) => self.opening += 1,
+                Err(e) => self.error = Some(e),
+            }
+        }
+    }
+
+    fn start_capture(&mut self, options: LiveOptions, repaint: &Repaint) {
+        self.close();
+        let capture = LiveCapture::start(options, Arc::clone(repaint));
+        let source = Arc::clone(capture.shared());
+        self.inspector = Some(Inspector::start(source, Arc::clone(repaint)));
+        self.recording = Some(Recording::live(capture));
+        self.follow = true;
+        self.error = None;
+        self.focused_plot = None;
+    }
+
+    /// Takes in what the opening jobs report: a source to load, an error, or nothing chosen.
+    pub(super) fn take_opened(&mut self, repaint: &Repaint) {
+        while let Ok(event) = self.open_rx.try_recv() {
+            self.opening = self.opening.saturating_sub(1);
+            match event {
+                OpenEvent::Cancelled => {}
+                OpenEvent::Failed(e) => self.error = Some(e),
+                OpenEvent::Opened { source, demo } => {
+                    self.close();
+                    if !demo {
+                        self.remember(&source.summary().path);
+                    }
+                    self.playback.playhead_ns = source.summary().time_range_ns.map_or(0, |r| r.0);
+                    self.inspector =
+                        Some(Inspector::start(Arc::clone(&source), Arc::clone(repaint)));
+                    self.recording = Some(Recording::start(source, Arc::clone(repaint)));
+                    self.error = None;
+                    self.focused_plot = None;
+                }
+            }
+        }
+    }
+}

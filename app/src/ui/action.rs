@@ -1,0 +1,81 @@
+//! [`Action`]: what the user asked for in a frame. The panels return actions instead of
+//! changing the app, and `Scope::ui` applies them once everything is drawn, so a panel needs
+//! no more of the app than what it shows.
+
+use std::path::PathBuf;
+
+use crate::data::layout::SignalRef;
+use crate::live::LiveOptions;
+use crate::ui::timeline::Step;
+
+/// One thing the user asked for.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Open the recording at this path (File > Open Recent, a dropped file).
+    Open(PathBuf),
+    /// File > Open File: the file dialog, for an `.mcap` file.
+    PickFile,
+    /// File > Open Folder: the file dialog, for a bag or rosbag2 directory.
+    PickFolder,
+    /// File > Connect: show the connect dialog.
+    ShowConnectDialog,
+    /// The connect dialog's Connect: capture live data.
+    Connect(LiveOptions),
+    /// File > Save Recording: save the live capture.
+    SaveRecording,
+    /// File > Live Demo.
+    LiveDemo,
+    /// File > Demo Recording.
+    DemoRecording,
+    /// File > Close, or Cancel while loading.
+    Close,
+    /// View > Reset view, or Home: show the whole recording.
+    ResetView,
+    /// View > Default layout.
+    DefaultLayout,
+    /// View > Clear plots.
+    ClearPlots,
+    /// Dismiss the error bar.
+    DismissError,
+    /// Space on a recording: play or pause.
+    TogglePlaying,
+    /// Space on a live capture: follow the newest data, or stop.
+    ToggleFollowing,
+    /// A key that moves the view of a live capture: stop following.
+    StopFollowing,
+    /// Move the playhead to the next or previous message.
+    Step(Step),
+    /// `+`: halve the visible window around the playhead.
+    ZoomIn,
+    /// `-`: double the visible window around the playhead.
+    ZoomOut,
+    /// A field clicked in the tree: add it to the focused plot.
+    AddSignal(SignalRef),
+    /// A click in a plot: move the playhead here (ns).
+    Seek(u64),
+    /// A click in plot `.0`: tree clicks add to it from now on.
+    Focus(usize),
+    /// A field dropped onto a plot (`None`: onto the drop zone, a new plot).
+    DropSignal {
+        /// The plot.
+        plot: Option<usize>,
+        /// The field.
+        signal: SignalRef,
+    },
+    /// Remove a signal from a plot.
+    RemoveSignal {
+        /// The plot.
+        plot: usize,
+        /// The signal's index within it.
+        signal: usize,
+    },
+    /// Remove a plot.
+    RemovePlot(usize),
+    /// The inspector shows `topic`'s message logged at `t_ns`: have its worker decode it.
+    Inspect {
+        /// Topic index.
+        topic: usize,
+        /// The message's log time.
+        t_ns: u64,
+    },
+}

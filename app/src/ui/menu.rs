@@ -1,0 +1,121 @@
+//! The menu bar: File and View, then what is open and how far it has loaded.
+
+use std::path::PathBuf;
+
+use egui::RichText;
+
+use crate::recording::Recording;
+use crate::ui::action::Action;
+
+/// What the menu bar shows besides its menus.
+#[derive(Debug, Clone, Copy)]
+pub struct MenuState<'a> {
+    /// The open recording or capture.
+    pub recording: Option<&'a Recording>,
+    /// Recent recordings, most recent first.
+    pub recent: &'a [String],
+    /// A Save Recording is running (another cannot start).
+    pub saving: bool,
+    /// A recording is being opened.
+    pub opening: bool,
+}
+
+/// The menu bar.
+pub fn menu_bar_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Action>) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| file_menu_ui(ui, state, actions));
+        ui.menu_button("View", |ui| view_menu_ui(ui, actions));
+        ui.separator();
+        if let Some(rec) = state.recording {
+            loaded_ui(ui, rec, actions);
+        }
+        if state.opening {
+            ui.spinner();
+            ui.label("Opening...");
+        }
+    });
+}
+
+/// Adds `action` and closes the menu when `clicked`.
+fn choose(ui: &mut egui::Ui, clicked: bool, action: Action, actions: &mut Vec<Action>) {
+    if clicked {
+        actions.push(action);
+        ui.close();
+    }
+}
+
+fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Action>) {
+    let clicked = ui.button("Open File...").clicked();
+    choose(ui, clicked, Action::PickFile, actions);
+    let clicked = ui.button("Open Folder...").clicked();
+    choose(ui, clicked, Action::PickFolder, actions);
+    ui.menu_button("Open Recent", |ui| {
+        if state.recent.is_empty() {
+            ui.label("No recent recordings");
+        }
+        let mut chosen = None;
+        for path in state.recent {
+            if ui.button(path).clicked() {
+                chosen = Some(PathBuf::from(path));
+            }
+        }
+        if let Some(path) = chosen {
+            choose(ui, true, Action::Open(path), actions);
+        }
+    });
+    ui.separator();
+    let clicked = ui.button("Connect...").clicked();
+    choose(ui, clicked, Action::ShowConnectDialog, actions);
+    let live = state.recording.is_some_and(|r| r.capture().is_some());
+    let clicked = ui
+        .add_enabled(
+            live && !state.saving,
+            egui::Button::new("Save Recording..."),
+        )
+        .clicked();
+    choose(ui, clicked, Action::SaveRecording, actions);
+    ui.separator();
+    let clicked = ui.button("Live Demo").clicked();
+    choose(ui, clicked, Action::LiveDemo, actions);
+    let clicked = ui.button("Demo Recording").clicked();
+    choose(ui, clicked, Action::DemoRecording, actions);
+    let clicked = ui.button("Close").clicked();
+    choose(ui, clicked, Action::Close, actions);
+}
+
+fn view_menu_ui(ui: &mut egui::Ui, actions: &mut Vec<Action>) {
+    let clicked = ui.button("Reset view").clicked();
+    choose(ui, clicked, Action::ResetView, actions);
+    let clicked = ui.button("Default layout").clicked();
+    choose(ui, clicked, Action::DefaultLayout, actions);
+    let clicked = ui.button("Clear plots").clicked();
+    choose(ui, clicked, Action::ClearPlots, actions);
+}
+
+/// The recording's name, then its size once loaded, or its progress and Cancel.
+fn loaded_ui(ui: &mut egui::Ui, rec: &Recording, actions: &mut Vec<Action>) {
+    ui.label(RichText::new(&rec.summary().name).strong());
+    if rec.loaded() {
+        let samples: usize = (0..rec.topics.len())
+            .filter_map(|i| rec.data(i))
+            .map(|d| d.sample_count())
+            .sum();
+        ui.label(
+            RichText::new(format!(
+                "{} messages, {samples} samples",
+                rec.summary().health.message_count
+            ))
+            .weak(),
+        );
+    } else {
+        ui.add(
+            egui::ProgressBar::new(rec.progress())
+                .desired_width(160.0)
+                .show_percentage()
+                .text(format!("Loading {:.0}%", rec.progress() * 100.0)),
+        );
+        if ui.button("Cancel").clicked() {
+            actions.push(Action::Close);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! What the window shows with nothing open.
+
+/// The name, and how to open something (or that something is being opened).
+pub fn welcome_ui(ui: &mut egui::Ui, opening: bool) {
+    ui.vertical_centered(|ui| {
+        ui.add_space(80.0);
+        ui.heading("Redline Scope");
+        if opening {
+            ui.spinner();
+            ui.label("Opening...");
+        } else {
+            ui.label(
+                "File > Open, or drop a bag directory or .mcap file here; \
+                 File > Connect to capture live zenoh data.",
+            );
+        }
+    });
+}
