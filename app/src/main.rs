@@ -19,7 +19,8 @@ fn main() -> ExitCode {
         viewport: egui::ViewportBuilder::default()
             .with_title("Redline Scope")
             .with_inner_size([1280.0, 800.0])
-            .with_drag_and_drop(true),
+            .with_drag_and_drop(true)
+            .with_icon(scope::icon()),
         // A screenshot must not depend on what an earlier session saved.
         persist_window: !screenshot,
         ..Default::default()
