@@ -1,113 +1,21 @@
 //! GUI journeys, driven by widget label through egui_kittest, with the file dialog injected.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{
+    T0, dialog_returning, harness, loaded, open_with_dialog, oracle_dir, parts_of, step_until,
+    write_bag,
+};
 
 use bag::{BagReader, BagWriter, ChannelSpec, ReadFilter, WriteOptions};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
-use scope::app::open::PickPath;
 use scope::data::layout::SignalRef;
 use scope::ui::format::format_value;
-
-const T0: u64 = 1_700_000_000_000_000_000;
-
-/// Writes a bag with an engine topic (50 Hz) and an IMU topic (100 Hz) for `secs` seconds,
-/// rolling parts every `part_secs`.
-fn write_bag(dir: &Path, secs: f64, part_secs: f64, dropped: u64) -> PathBuf {
-    let path = dir.join("drive");
-    let options = WriteOptions::new().part_max_duration_ns(Some((part_secs * 1e9) as u64));
-    let mut w = BagWriter::create(&path, options).expect("create bag");
-    let mut add = |topic: &str, name: &str| {
-        let info = schemas::by_name(name).expect("registered");
-        w.add_channel(ChannelSpec::capnp(
-            topic,
-            info.registry_name,
-            info.capnp_name,
-            info.descriptor,
-        ))
-    };
-    let engine = add("car/engine", "EngineRpm");
-    let imu = add("car/imu", "Imu");
-    let mut t = 0.0;
-    let mut seq = 0u64;
-    while t < secs {
-        let log = T0 + (t * 1e9) as u64;
-        if seq.is_multiple_of(2) {
-            let bytes = schemas::sample::encode("EngineRpm", t, seq / 2).expect("encode");
-            w.write(engine, log, Some(log - 1_000_000), &bytes)
-                .expect("write");
-        }
-        let bytes = schemas::sample::encode("Imu", t, seq).expect("encode");
-        w.write(imu, log + 1, Some(log - 2_000_000), &bytes)
-            .expect("write");
-        seq += 1;
-        t += 0.01;
-    }
-    w.add_dropped(dropped);
-    w.advertise("car/camera", "DiagnosticLog");
-    w.close().expect("close");
-    path
-}
-
-fn parts_of(bag: &Path) -> Vec<PathBuf> {
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(bag)
-        .expect("read bag dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .collect();
-    parts.sort();
-    parts
-}
-
-fn dialog_returning(path: PathBuf) -> PickPath {
-    Arc::new(move |_| Some(path.clone()))
-}
-
-fn harness(scope: Scope) -> Harness<'static, Scope> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(
-            // As eframe runs a frame: the app's logic, then its ui.
-            |ui, scope: &mut Scope| {
-                scope.logic(ui.ctx());
-                scope.ui(ui);
-            },
-            scope,
-        )
-}
-
-/// Steps frames until `done` holds (background threads deliver between frames).
-fn wait_until(h: &mut Harness<'_, Scope>, what: &str, done: impl Fn(&Scope) -> bool) {
-    let start = Instant::now();
-    while !done(h.state()) {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    h.run_steps(3);
-}
-
-fn loaded(s: &Scope) -> bool {
-    s.recording().is_some_and(|r| r.loaded()) && !s.is_opening()
-}
-
-fn open_with_dialog(path: PathBuf) -> Harness<'static, Scope> {
-    let mut h = harness(Scope::new(dialog_returning(path)));
-    h.run_steps(2);
-    h.get_by_label("File").click();
-    h.run_steps(2);
-    h.get_by_label("Open Folder...").click();
-    h.run_steps(2);
-    wait_until(&mut h, "the recording to load", loaded);
-    h
-}
 
 #[test]
 fn open_a_bag_through_the_dialog_and_see_its_topics() {
@@ -206,7 +114,7 @@ fn a_silence_inside_a_topic_is_flagged_in_tree_health_and_timeline() {
     let dir2 = tempfile::tempdir().expect("tempdir");
     let steady = write_bag(dir2.path(), 3.0, 10.0, 0);
     h.state_mut().open(steady);
-    wait_until(&mut h, "the steady bag to load", |s| {
+    step_until(&mut h, "the steady bag to load", |s| {
         loaded(s) && s.recording().is_some_and(|r| r.summary().topics.len() == 2)
     });
     h.get_by_label("Gaps inside topics: none");
@@ -285,7 +193,7 @@ fn bad_input_is_an_error_on_screen_not_a_panic() {
     for path in [missing.clone(), garbage] {
         let mut h = harness(Scope::new(dialog_returning(path.clone())));
         h.state_mut().open(path.clone());
-        wait_until(&mut h, "the error", |s| !s.is_opening());
+        step_until(&mut h, "the error", |s| !s.is_opening());
         h.get_by_label_contains("Error:");
         if path == missing {
             // The cause is shown, down to the OS error.
@@ -301,23 +209,16 @@ fn bad_input_is_an_error_on_screen_not_a_panic() {
         .expect("close");
     let mut h = harness(Scope::new(dialog_returning(empty.clone())));
     h.state_mut().open(empty);
-    wait_until(&mut h, "the empty bag", loaded);
+    step_until(&mut h, "the empty bag", loaded);
     assert!(h.state().error.is_none(), "{:?}", h.state().error);
 }
 
 #[test]
 fn a_rosbag2_bag_plots_its_fields() {
-    let oracles = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracles/rosbag2");
-    let bag = oracles.join("rosbag2_tests/resources/mcap/cdr_test");
-    if !bag.exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "the rosbag2 oracle {} is missing under CI",
-            bag.display()
-        );
-        eprintln!("skipping: {} not found", bag.display());
+    let Some(oracles) = oracle_dir("rosbag2") else {
         return;
-    }
+    };
+    let bag = oracles.join("rosbag2_tests/resources/mcap/cdr_test");
     let mut h = open_with_dialog(bag);
     h.get_by_role_and_label(Role::Button, "/test_topic");
     h.state_mut().apply_default_layout();
@@ -349,7 +250,7 @@ fn open_recent_reopens() {
     show_recent_files(&mut h);
     h.get_by_label(&bag.display().to_string()).click();
     h.run_steps(2);
-    wait_until(&mut h, "the recent recording", loaded);
+    step_until(&mut h, "the recent recording", loaded);
     h.get_by_role_and_label(Role::Button, "car/engine");
 }
 
@@ -510,7 +411,7 @@ fn the_layout_and_recent_files_survive_a_restart_and_carry_to_another_recording(
     h.get_by_label(&first.display().to_string());
     h.get_by_label("Open Folder...").click();
     h.run_steps(2);
-    wait_until(&mut h, "the second recording to load", loaded);
+    step_until(&mut h, "the second recording to load", loaded);
     assert_eq!(
         h.state().layout().plots.first().map(|p| p.signals.clone()),
         Some(vec![rpm])

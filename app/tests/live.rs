@@ -1,36 +1,22 @@
 //! Live capture on loopback: publish known messages, capture them, Save Recording, reopen.
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{dialog_returning, free_port, wait_until};
 
 use bag::live::{LivePublisher, SessionOptions};
 use bag::{BagReader, ReadFilter};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
-use scope::app::open::PickPath;
 use scope::data::source::{DataSource, RecordingSource};
 use scope::data::topic_data::TopicData;
 use scope::live::save::{SaveProgress, save_capture};
 use scope::live::{LiveCapture, LiveEvent, LiveOptions};
 use scope::recording::Recording;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 /// A publisher session listening on loopback, and capture options that connect to it.
 fn publisher_and_capture_options(cap_bytes: usize) -> (bag::live::Session, LiveOptions) {
@@ -295,10 +281,6 @@ fn with_spill_to_disk_a_save_while_the_ring_turns_over_loses_nothing() {
         saved == sent[..saved.len()],
         "the saved bag is the capture up to the save, without a gap"
     );
-}
-
-fn dialog_returning(path: PathBuf) -> PickPath {
-    Arc::new(move |_| Some(path.clone()))
 }
 
 #[test]

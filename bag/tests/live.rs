@@ -3,9 +3,11 @@
 
 #![cfg(feature = "live")]
 
-use std::net::TcpListener;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
+use common::{free_port, wait_until};
 
 use bag::live::sim::Simulator;
 use bag::live::{
@@ -13,13 +15,6 @@ use bag::live::{
 };
 use bag::{BagReader, BagWriter, DropQueue, ReadFilter, WriteOptions};
 use zenoh::{Session, Wait};
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
 
 /// A listening session and a session connected to it.
 fn linked_sessions() -> (Session, Session) {
@@ -31,14 +26,6 @@ fn linked_sessions() -> (Session, Session) {
         .open()
         .expect("connecting session");
     (listener, connector)
-}
-
-fn wait_until(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(10));
-    }
 }
 
 fn rpm_message(seq: u64) -> Vec<u8> {

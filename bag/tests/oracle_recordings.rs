@@ -4,38 +4,13 @@
 //! failure; elsewhere these tests say they skipped.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
+use common::conformance_json::{field, num};
+use common::{files_named, oracle_dir};
 
 use bag::{BagReader, PartStatus, ReadFilter, RecordingKind};
-
-fn oracles(sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/oracles")
-        .join(sub);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("oracle data {dir:?} is missing (required under CI=true)");
-    }
-    eprintln!("skipped: oracle data {dir:?} not found");
-    None
-}
-
-fn files_named(root: &Path, pred: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_named(&p, pred, out);
-        } else if pred(&p) {
-            out.push(p);
-        }
-    }
-}
 
 /// Counts messages with the mcap crate's streaming reader, as an independent reference.
 fn mcap_crate_count(path: &Path) -> u64 {
@@ -50,11 +25,10 @@ fn mcap_crate_count(path: &Path) -> u64 {
 
 #[test]
 fn every_rosbag2_bag_opens_with_its_declared_counts() {
-    let Some(root) = oracles("rosbag2") else {
+    let Some(root) = oracle_dir("rosbag2") else {
         return;
     };
-    let mut indexes = Vec::new();
-    files_named(&root, &|p| p.ends_with("metadata.yaml"), &mut indexes);
+    let indexes = files_named(&root, &|p| p.ends_with("metadata.yaml"));
     assert!(indexes.len() >= 10, "found {} rosbag2 bags", indexes.len());
     for index in indexes {
         let dir = index.parent().unwrap();
@@ -100,7 +74,7 @@ fn every_rosbag2_bag_opens_with_its_declared_counts() {
 
 #[test]
 fn rosbag2_parts_without_an_index_are_discovered() {
-    let Some(root) = oracles("rosbag2") else {
+    let Some(root) = oracle_dir("rosbag2") else {
         return;
     };
     let dir = root.join("rosbag2_py/test/resources/mcap/reindex_test_bags/multiple_files");
@@ -119,12 +93,9 @@ fn rosbag2_parts_without_an_index_are_discovered() {
         expected
     );
 
-    let mut singles = Vec::new();
-    files_named(
-        &root.join("rosbag2_cpp"),
-        &|p| p.extension().is_some_and(|e| e == "mcap"),
-        &mut singles,
-    );
+    let singles = files_named(&root.join("rosbag2_cpp"), &|p| {
+        p.extension().is_some_and(|e| e == "mcap")
+    });
     assert_eq!(singles.len(), 3);
     for file in singles {
         let reader = BagReader::open(&file).unwrap();
@@ -137,20 +108,6 @@ fn rosbag2_parts_without_an_index_are_discovered() {
 
 /// One expected message: (log_time, topic, sequence, publish_time, data).
 type Expected = (u64, String, u32, u64, Vec<u8>);
-
-fn field<'a>(fields: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    fields
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f[0] == name)
-        .map(|f| &f[1])
-        .unwrap_or_else(|| panic!("no field {name}"))
-}
-
-fn num(v: &serde_json::Value) -> u64 {
-    v.as_str().unwrap().parse().unwrap()
-}
 
 fn expected_messages(json: &serde_json::Value) -> Vec<Expected> {
     let records = json["records"].as_array().unwrap();
@@ -187,15 +144,10 @@ fn expected_messages(json: &serde_json::Value) -> Vec<Expected> {
 
 #[test]
 fn every_conformance_file_reads_with_the_expected_messages() {
-    let Some(root) = oracles("foxglove-mcap/conformance/data") else {
+    let Some(root) = oracle_dir("foxglove-mcap/conformance/data") else {
         return;
     };
-    let mut files = Vec::new();
-    files_named(
-        &root,
-        &|p| p.extension().is_some_and(|e| e == "mcap"),
-        &mut files,
-    );
+    let files = files_named(&root, &|p| p.extension().is_some_and(|e| e == "mcap"));
     assert_eq!(files.len(), 416);
     for file in files {
         let json: serde_json::Value =

@@ -3,39 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-const DATA_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/oracles/foxglove-mcap/conformance/data"
-);
+mod common;
+use common::{files_named, oracle_dir};
+
 const EXPECTED_FILES: usize = 416;
 
 fn conformance_files() -> Option<Vec<PathBuf>> {
-    let root = Path::new(DATA_DIR);
-    if !root.is_dir() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "conformance data not found at {DATA_DIR} (required when CI=true)"
-        );
-        println!("skipped: conformance data {DATA_DIR} not found");
-        return None;
-    }
-    let mut files = Vec::new();
-    let Ok(tests) = std::fs::read_dir(root) else {
-        panic!("listing {DATA_DIR}");
-    };
-    for test in tests.flatten() {
-        let Ok(variants) = std::fs::read_dir(test.path()) else {
-            panic!("listing {:?}", test.path());
-        };
-        for variant in variants.flatten() {
-            let path = variant.path();
-            if path.extension().is_some_and(|e| e == "mcap") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    Some(files)
+    let root = oracle_dir("foxglove-mcap/conformance/data")?;
+    Some(files_named(&root, &|p| {
+        p.extension().is_some_and(|e| e == "mcap")
+    }))
 }
 
 /// Messages in the streaming reader's expected output (`records` with type "Message").
@@ -61,11 +38,7 @@ fn every_conformance_file_verifies_clean_with_expected_message_count() {
     let Some(files) = conformance_files() else {
         return;
     };
-    assert_eq!(
-        files.len(),
-        EXPECTED_FILES,
-        "conformance file count in {DATA_DIR}"
-    );
+    assert_eq!(files.len(), EXPECTED_FILES, "conformance file count");
     let mut failures = Vec::new();
     for path in &files {
         let report = match bag::verify::verify_file(path) {

@@ -12,8 +12,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::OnceLock;
+
+mod common;
+use common::{files_named, oracle_dir};
 
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -104,35 +106,11 @@ fn verify_within_bounds(bytes: &[u8]) -> Result<bag::verify::Report, TestCaseErr
 
 // ---- corpus --------------------------------------------------------------------------------
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/oracles/foxglove-mcap/conformance/data"
-);
-
 fn conformance_files() -> Vec<Vec<u8>> {
-    let root = Path::new(CONFORMANCE);
-    let Ok(tests) = std::fs::read_dir(root) else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "conformance data not found at {CONFORMANCE} (required when CI=true)"
-        );
-        println!("skipped conformance inputs: {CONFORMANCE} not found");
+    let Some(root) = oracle_dir("foxglove-mcap/conformance/data") else {
         return Vec::new();
     };
-    let mut paths = Vec::new();
-    for test in tests.flatten() {
-        for variant in std::fs::read_dir(test.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            if variant.path().extension().is_some_and(|e| e == "mcap") {
-                paths.push(variant.path());
-            }
-        }
-    }
-    paths.sort();
-    paths
+    files_named(&root, &|p| p.extension().is_some_and(|e| e == "mcap"))
         .iter()
         .map(|p| std::fs::read(p).expect("read conformance file"))
         .collect()

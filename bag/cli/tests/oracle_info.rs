@@ -3,62 +3,17 @@
 //! The data lives in `../shared/oracles` beside the repository. Under `CI=true` its absence is a
 //! failure; elsewhere this test says it skipped.
 
-use std::path::{Path, PathBuf};
-
-fn oracles(sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/oracles")
-        .join(sub);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("oracle data {dir:?} is missing (required under CI=true)");
-    }
-    eprintln!("skipped: oracle data {dir:?} not found");
-    None
-}
-
-fn files_named(root: &Path, pred: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_named(&p, pred, out);
-        } else if pred(&p) {
-            out.push(p);
-        }
-    }
-}
-
-fn field<'a>(fields: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    fields
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f[0] == name)
-        .map(|f| &f[1])
-        .unwrap_or_else(|| panic!("no field {name}"))
-}
-
-fn num(v: &serde_json::Value) -> u64 {
-    v.as_str().unwrap().parse().unwrap()
-}
+#[path = "../../tests/common.rs"]
+mod common;
+use common::conformance_json::{field, num};
+use common::{files_named, oracle_dir};
 
 #[test]
 fn bag_info_json_matches_the_statistics_of_every_conformance_file_that_has_them() {
-    let Some(root) = oracles("foxglove-mcap/conformance/data") else {
+    let Some(root) = oracle_dir("foxglove-mcap/conformance/data") else {
         return;
     };
-    let mut files = Vec::new();
-    files_named(
-        &root,
-        &|p| p.extension().is_some_and(|e| e == "mcap"),
-        &mut files,
-    );
+    let files = files_named(&root, &|p| p.extension().is_some_and(|e| e == "mcap"));
     let mut with_stats = 0;
     for file in files {
         let json: serde_json::Value =

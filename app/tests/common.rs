@@ -1,0 +1,122 @@
+//! Helpers shared by the app's tests: a bag to open, the app in a kittest harness as eframe
+//! runs it, injected file dialogs, and (from the bag library's tests) ports, polling and the
+//! oracle data. Not every test uses every helper.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bag::{BagWriter, ChannelSpec, WriteOptions};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scope::Scope;
+use scope::app::open::PickPath;
+
+#[path = "../../bag/tests/common.rs"]
+mod bag_common;
+// Not every test file uses every helper.
+#[allow(unused_imports)]
+pub use bag_common::{free_port, oracle_dir, wait_until};
+
+/// The log time the test bags start at.
+pub const T0: u64 = 1_700_000_000_000_000_000;
+
+/// Writes a bag with an engine topic (50 Hz) and an IMU topic (100 Hz) for `secs` seconds,
+/// rolling parts every `part_secs`.
+pub fn write_bag(dir: &Path, secs: f64, part_secs: f64, dropped: u64) -> PathBuf {
+    let path = dir.join("drive");
+    let options = WriteOptions::new().part_max_duration_ns(Some((part_secs * 1e9) as u64));
+    let mut w = BagWriter::create(&path, options).expect("create bag");
+    let mut add = |topic: &str, name: &str| {
+        let info = schemas::by_name(name).expect("registered");
+        w.add_channel(ChannelSpec::capnp(
+            topic,
+            info.registry_name,
+            info.capnp_name,
+            info.descriptor,
+        ))
+    };
+    let engine = add("car/engine", "EngineRpm");
+    let imu = add("car/imu", "Imu");
+    let mut t = 0.0;
+    let mut seq = 0u64;
+    while t < secs {
+        let log = T0 + (t * 1e9) as u64;
+        if seq.is_multiple_of(2) {
+            let bytes = schemas::sample::encode("EngineRpm", t, seq / 2).expect("encode");
+            w.write(engine, log, Some(log - 1_000_000), &bytes)
+                .expect("write");
+        }
+        let bytes = schemas::sample::encode("Imu", t, seq).expect("encode");
+        w.write(imu, log + 1, Some(log - 2_000_000), &bytes)
+            .expect("write");
+        seq += 1;
+        t += 0.01;
+    }
+    w.add_dropped(dropped);
+    w.advertise("car/camera", "DiagnosticLog");
+    w.close().expect("close");
+    path
+}
+
+/// The `.mcap` parts of a bag directory, in name order.
+pub fn parts_of(bag: &Path) -> Vec<PathBuf> {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(bag)
+        .expect("read bag dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .collect();
+    parts.sort();
+    parts
+}
+
+/// A file dialog that always picks `path`.
+pub fn dialog_returning(path: PathBuf) -> PickPath {
+    Arc::new(move |_| Some(path.clone()))
+}
+
+/// The app in a 1280 x 800 harness, each frame running `logic` then `ui` as eframe does.
+pub fn harness(scope: Scope) -> Harness<'static, Scope> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(
+            // As eframe runs a frame: the app's logic, then its ui.
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        )
+}
+
+/// Steps frames until `done` holds (background threads deliver between frames).
+pub fn step_until(h: &mut Harness<'_, Scope>, what: &str, done: impl Fn(&Scope) -> bool) {
+    let start = Instant::now();
+    while !done(h.state()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    h.run_steps(3);
+}
+
+/// The recording is open and every topic loaded.
+pub fn loaded(s: &Scope) -> bool {
+    s.recording().is_some_and(|r| r.loaded()) && !s.is_opening()
+}
+
+/// The app, with `path` opened through File > Open Folder and loaded.
+pub fn open_with_dialog(path: PathBuf) -> Harness<'static, Scope> {
+    let mut h = harness(Scope::new(dialog_returning(path)));
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open Folder...").click();
+    h.run_steps(2);
+    step_until(&mut h, "the recording to load", loaded);
+    h
+}
