@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bag::{BagWriter, ChannelSpec, WriteOptions};
+use bag::{BagWriter, ChannelId, ChannelSpec, WriteOptions};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
@@ -28,17 +28,8 @@ pub fn write_bag(dir: &Path, secs: f64, part_secs: f64, dropped: u64) -> PathBuf
     let path = dir.join("drive");
     let options = WriteOptions::new().part_max_duration_ns(Some((part_secs * 1e9) as u64));
     let mut w = BagWriter::create(&path, options).expect("create bag");
-    let mut add = |topic: &str, name: &str| {
-        let info = schemas::by_name(name).expect("registered");
-        w.add_channel(ChannelSpec::capnp(
-            topic,
-            info.registry_name,
-            info.capnp_name,
-            info.descriptor,
-        ))
-    };
-    let engine = add("car/engine", "EngineRpm");
-    let imu = add("car/imu", "Imu");
+    let engine = add_registry_channel(&mut w, "car/engine", "EngineRpm");
+    let imu = add_registry_channel(&mut w, "car/imu", "Imu");
     let mut t = 0.0;
     let mut seq = 0u64;
     while t < secs {
@@ -58,6 +49,17 @@ pub fn write_bag(dir: &Path, secs: f64, part_secs: f64, dropped: u64) -> PathBuf
     w.advertise("car/camera", "DiagnosticLog");
     w.close().expect("close");
     path
+}
+
+/// Adds a channel for `topic` with the registry schema `name` (e.g. `EngineRpm`).
+pub fn add_registry_channel(w: &mut BagWriter, topic: &str, name: &str) -> ChannelId {
+    let info = schemas::by_name(name).expect("registered");
+    w.add_channel(ChannelSpec::capnp(
+        topic,
+        info.registry_name,
+        info.capnp_name,
+        info.descriptor,
+    ))
 }
 
 /// The `.mcap` parts of a bag directory, in name order.

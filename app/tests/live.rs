@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{dialog_returning, free_port, wait_until};
+use common::{dialog_returning, free_port, harness, wait_until};
 
 use bag::live::{LivePublisher, SessionOptions};
 use bag::{BagReader, ReadFilter};
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
 use scope::data::source::{DataSource, RecordingSource};
@@ -289,16 +288,7 @@ fn file_save_recording_writes_the_live_demo_as_a_bag() {
     let out = dir.path().join("demo-capture");
     let mut scope = Scope::new(dialog_returning(out.clone()));
     scope.open_demo();
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(
-            // As eframe runs a frame: the app's logic, then its ui.
-            |ui, scope: &mut Scope| {
-                scope.logic(ui.ctx());
-                scope.ui(ui);
-            },
-            scope,
-        );
+    let mut h = harness(scope);
     let start = Instant::now();
     let enough = |s: &Scope| {
         s.recording()

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bag::{BagWriter, ChannelSpec, WriteOptions};
+mod common;
+use common::add_registry_channel;
+
+use bag::{BagWriter, WriteOptions};
 use egui_kittest::Harness;
 use scope::data::source::RecordingSource;
 use scope::recording::Recording;
@@ -34,17 +37,8 @@ fn flawed_bag(dir: &Path) -> PathBuf {
         .chunk_size_bytes(16 << 10)
         .part_max_duration_ns(Some(2_000_000_000));
     let mut w = BagWriter::create(&path, options).expect("create bag");
-    let mut add = |topic: &str, name: &str| {
-        let info = schemas::by_name(name).expect("registered");
-        w.add_channel(ChannelSpec::capnp(
-            topic,
-            info.registry_name,
-            info.capnp_name,
-            info.descriptor,
-        ))
-    };
-    let engine = add("car/engine", "EngineRpm");
-    let imu = add("car/imu", "Imu");
+    let engine = add_registry_channel(&mut w, "car/engine", "EngineRpm");
+    let imu = add_registry_channel(&mut w, "car/imu", "Imu");
     for seq in 0..600u64 {
         let t = seq as f64 * 0.01;
         let log = T0 + seq * 10_000_000;
