@@ -96,14 +96,7 @@ pub enum BagError {
 impl BagError {
     /// The message with its causes, for places that keep errors as text.
     pub fn detail(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        text
+        crate::format::error_chain(self)
     }
 
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {

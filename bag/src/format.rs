@@ -30,7 +30,7 @@ mod summary;
 pub use chunk::ChunkHeader;
 pub use compression::Compression;
 pub use decompress::{ChunkDecompressor, MAX_EXPANSION_RATIO, decompress_prefix};
-pub use error::FormatError;
+pub use error::{FormatError, error_chain};
 pub use guard::parse_record;
 pub use message::{MESSAGE_HEADER_LEN, MESSAGE_RECORD_OVERHEAD, MessageHeader};
 pub(crate) use record::record_at;

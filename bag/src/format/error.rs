@@ -193,13 +193,19 @@ pub enum FormatError {
 impl FormatError {
     /// The message with its causes, for reports that keep damage as text.
     pub fn detail(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(cause) = source {
-            text.push_str(": ");
-            text.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        text
+        error_chain(self)
     }
+}
+
+/// An error and each of its causes, joined by `": "`: one line that loses nothing, for places
+/// that keep errors as text.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
