@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
+use crate::layout::open_regular;
 use crate::format::{
     FOOTER_TAIL_LEN, Footer, MAGIC, RECORD_PREFIX_LEN, RecordPrefix, Records, SummaryBuilder,
     SummaryOffset, op,
@@ -26,7 +27,8 @@ pub enum PartStatus {
     },
     /// Listed in `metadata.yaml` but not on disk.
     Missing,
-    /// Not an MCAP file at all.
+    /// Not an MCAP file at all, or not a file that can be read (a FIFO, a directory, permission
+    /// denied): skipped.
     Garbage {
         /// What was found.
         what: String,
@@ -134,22 +136,41 @@ impl PartInfo {
         }
     }
 
-    /// Opens and classifies the part at `path`.
-    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool) -> Result<Self> {
-        let mut file = match File::open(&path) {
+    /// Opens and classifies the part at `path`. Never fails: a part that cannot be opened or
+    /// read (not a regular file, permission denied, an I/O error) is [`PartStatus::Garbage`],
+    /// reported and skipped, so that one bad part does not hide the others.
+    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool) -> Self {
+        let mut file = match open_regular(&path) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self::empty(name, path, PartStatus::Missing, listed));
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && listed => {
+                return Self::empty(name, path, PartStatus::Missing, listed);
             }
-            Err(e) => return Err(BagError::io("opening", &path, e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let what = "cannot be opened: a symbolic link to nothing".to_string();
+                return Self::empty(name, path, PartStatus::Garbage { what }, listed);
+            }
+            Err(e) => {
+                let what = format!("cannot be opened: {e}");
+                return Self::empty(name, path, PartStatus::Garbage { what }, listed);
+            }
         };
+        match Self::inspect_file(name.clone(), path.clone(), listed, &mut file) {
+            Ok(info) => info,
+            Err(e) => {
+                let what = format!("cannot be read: {}", e.detail());
+                Self::empty(name, path, PartStatus::Garbage { what }, listed)
+            }
+        }
+    }
+
+    fn inspect_file(name: String, path: PathBuf, listed: bool, file: &mut File) -> Result<Self> {
         let size = file
             .metadata()
             .map_err(|e| BagError::io("reading metadata of", &path, e))?
             .len();
         let mut magic = [0u8; 8];
         let got =
-            read_up_to(&mut file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
+            read_up_to(file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
                 name,
@@ -165,14 +186,14 @@ impl PartInfo {
         let mut info = Self::empty(name, path, PartStatus::Complete, listed);
         info.size_bytes = size;
         if got == 8
-            && let Some(head) = summary_head(&mut file, size).filter(self_describing)
+            && let Some(head) = summary_head(file, size).filter(self_describing)
         {
             info.fill_from_summary(head);
             info.access = PartAccess::IndexedLazy(Arc::default());
             return Ok(info);
         }
         let summary = if got == 8 {
-            read_summary(&mut file, size)
+            read_summary(file, size)
         } else {
             None
         };

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::error::{BagError, Result};
+use crate::layout::open_regular;
 use crate::format::{
     ChunkDecompressor, ChunkHeader, FormatError, MAGIC, MAX_RECORD_BYTES, MessageHeader,
     RECORD_PREFIX_LEN, RecordPrefix, decompress_prefix, op, parse_record, record_at,
@@ -107,7 +108,7 @@ pub(crate) struct FileOrderScanner {
 impl FileOrderScanner {
     /// Opens `path` and checks the leading magic.
     pub fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|e| BagError::io("opening", path, e))?;
+        let file = open_regular(path).map_err(|e| BagError::io("opening", path, e))?;
         let file_len = file
             .metadata()
             .map_err(|e| BagError::io("reading metadata of", path, e))?

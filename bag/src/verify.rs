@@ -36,6 +36,8 @@ mod report;
 use std::path::{Path, PathBuf};
 
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
+use crate::layout::{discover_parts, open_regular};
+#[cfg(test)]
 use crate::layout::part_sort_key;
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
@@ -107,7 +109,7 @@ pub fn verify_file(path: &Path) -> Result<Report, VerifyError> {
 
 /// [`verify_file`] with explicit limits.
 pub fn verify_file_with(path: &Path, options: &VerifyOptions) -> Result<Report, VerifyError> {
-    let bytes = std::fs::read(path).map_err(|source| VerifyError::Io {
+    let bytes = read_part(path).map_err(|source| VerifyError::Io {
         path: path.to_owned(),
         source,
     })?;
@@ -139,15 +141,16 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         bag.parts.push(verify_file_with(path, options)?);
         return Ok(bag);
     }
-    let mut parts = Vec::new();
-    for entry in std::fs::read_dir(path).map_err(io_err)? {
-        let entry = entry.map_err(io_err)?;
-        let part_path = entry.path();
-        if part_path.extension().is_some_and(|ext| ext == "mcap") {
-            parts.push(part_path);
-        }
-    }
-    parts.sort_by_cached_key(|p| part_sort_key(&part_name(p)));
+    // The reader's rule for what the parts are (every `*.mcap` entry, symbolic links followed),
+    // so that a bag the reader reads is the bag verify checks.
+    let parts: Vec<PathBuf> = discover_parts(path)
+        .map_err(|e| match e {
+            crate::BagError::Io { source, .. } => io_err(source),
+            other => io_err(std::io::Error::other(other.detail())),
+        })?
+        .into_iter()
+        .map(|name| path.join(name))
+        .collect();
     if parts.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
@@ -160,7 +163,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         });
     }
     for part_path in parts {
-        match std::fs::read(&part_path) {
+        match read_part(&part_path) {
             Ok(bytes) => bag
                 .parts
                 .push(verify_bytes_with(&part_name(&part_path), &bytes, options)),
@@ -177,6 +180,13 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     }
     index::check_index(path, &mut bag);
     Ok(bag)
+}
+
+/// The bytes of a part, if it is (or links to) a regular file.
+fn read_part(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut open_regular(path)?, &mut bytes)?;
+    Ok(bytes)
 }
 
 fn part_name(path: &Path) -> String {
