@@ -8,11 +8,11 @@ use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
-use crate::layout::open_regular;
 use crate::format::{
-    FOOTER_TAIL_LEN, Footer, MAGIC, RECORD_PREFIX_LEN, RecordPrefix, Records, SummaryBuilder,
-    SummaryOffset, op,
+    FOOTER_TAIL_LEN, Footer, MAGIC, MAX_RECORD_BYTES, RECORD_PREFIX_LEN, RecordPrefix, Records,
+    SummaryBuilder, SummaryOffset, op,
 };
+use crate::layout::open_regular;
 use crate::scan::{Damage, Definitions, FileOrderScanner, ScanItem};
 
 /// The health of one part.
@@ -169,8 +169,7 @@ impl PartInfo {
             .map_err(|e| BagError::io("reading metadata of", &path, e))?
             .len();
         let mut magic = [0u8; 8];
-        let got =
-            read_up_to(file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
+        let got = read_up_to(file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
                 name,
@@ -258,7 +257,8 @@ impl PartInfo {
     }
 
     fn fill_from_scan(&mut self) -> Result<()> {
-        let mut scanner = FileOrderScanner::open(&self.path)?;
+        // Counting needs headers, not payloads: `bag info` reads no message data outside chunks.
+        let mut scanner = FileOrderScanner::open_headers_only(&self.path)?;
         let mut definitions = Definitions::default();
         let mut range: Option<(u64, u64)> = None;
         let mut in_order = true;
@@ -377,9 +377,13 @@ fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
     Some(summary.finish())
 }
 
-/// `len` bytes at `offset`, or `None` if they cannot all be read.
+/// `len` bytes at `offset`, or `None` if they cannot all be read or are more than a record may
+/// hold (a summary that large is as damaged as a record that large; the part is then scanned).
 fn read_at(file: &mut File, offset: u64, len: u64) -> Option<Vec<u8>> {
-    let mut buf = vec![0u8; usize::try_from(len).ok()?];
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|l| *l <= MAX_RECORD_BYTES)?;
+    let mut buf = vec![0u8; len];
     file.seek(std::io::SeekFrom::Start(offset)).ok()?;
     file.read_exact(&mut buf).ok()?;
     Some(buf)

@@ -337,8 +337,8 @@ fn part_source(
     let source = match (indexed_summary(part)?, &part.access) {
         (Some(summary), _) => {
             let summary = summary.as_ref();
-            let file = open_regular(&part.path)
-                .map_err(|e| BagError::io("opening", &part.path, e))?;
+            let file =
+                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
             if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, wanted) {
                 return Ok(Some(Source::Chunks(Box::new(chunks))));
             }
@@ -356,8 +356,8 @@ fn part_source(
             }
             let reader = IndexedReader::new_with_options(summary, options)
                 .map_err(|e| BagError::mcap(&part.path, e))?;
-            let file = open_regular(&part.path)
-                .map_err(|e| BagError::io("opening", &part.path, e))?;
+            let file =
+                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
             Source::Indexed {
                 reader: Box::new(reader),
                 file,

@@ -36,9 +36,9 @@ mod report;
 use std::path::{Path, PathBuf};
 
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
-use crate::layout::{discover_parts, open_regular};
 #[cfg(test)]
 use crate::layout::part_sort_key;
+use crate::layout::{discover_parts, open_regular};
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 

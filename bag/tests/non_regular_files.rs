@@ -43,7 +43,8 @@ fn bag_of_two_parts(dir: &Path) {
         metadata: Default::default(),
     });
     for i in 0..20u64 {
-        w.write(ch, 1_000_000_000 + i * 100_000_000, None, b"{}").unwrap();
+        w.write(ch, 1_000_000_000 + i * 100_000_000, None, b"{}")
+            .unwrap();
     }
     w.close().unwrap();
 }

@@ -43,7 +43,10 @@ impl Run {
 
     /// Panics unless it exited by itself (no hang, no signal) without a panic message.
     pub fn assert_sane(&self, what: &str) {
-        assert!(!self.timed_out, "{what}: still running after the time limit\n{self:#?}");
+        assert!(
+            !self.timed_out,
+            "{what}: still running after the time limit\n{self:#?}"
+        );
         assert_eq!(self.signal, None, "{what}: killed by a signal\n{self:#?}");
         assert!(
             !self.stderr.contains("panicked"),
@@ -58,7 +61,11 @@ impl Run {
 
 /// Runs `bag args...` with stdin closed, under `prlimit --as=memory_limit_bytes`, killing it
 /// at `time_limit`.
-pub fn bag_limited<S: AsRef<OsStr>>(args: &[S], time_limit: Duration, memory_limit_bytes: u64) -> Run {
+pub fn bag_limited<S: AsRef<OsStr>>(
+    args: &[S],
+    time_limit: Duration,
+    memory_limit_bytes: u64,
+) -> Run {
     let mut child = Command::new("prlimit")
         .arg(format!("--as={memory_limit_bytes}"))
         .arg("--")
@@ -78,8 +85,18 @@ pub fn bag_limited<S: AsRef<OsStr>>(args: &[S], time_limit: Duration, memory_lim
             String::from_utf8_lossy(&text).into_owned()
         })
     };
-    let stdout = pipe(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = pipe(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stdout = pipe(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = pipe(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let started = Instant::now();
     let mut timed_out = false;
     let status = loop {

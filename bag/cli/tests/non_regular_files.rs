@@ -29,7 +29,10 @@ fn a_fifo_named_like_a_part_is_reported_and_skipped() {
         let run = bag(&[command.as_ref(), dir.as_os_str()]);
         run.assert_code(3, command);
         let said = format!("{}{}", run.stdout, run.stderr);
-        assert!(said.contains("drive_7.mcap") && said.contains("FIFO"), "{command}: {run:#?}");
+        assert!(
+            said.contains("drive_7.mcap") && said.contains("FIFO"),
+            "{command}: {run:#?}"
+        );
     }
     let cat = bag(&["cat".as_ref(), dir.as_os_str()]);
     assert_eq!(cat.stdout.lines().count(), 10, "{cat:#?}");

@@ -20,4 +20,3 @@ pub fn report_loss(reader: &BagReader, issues: &[ReadIssue]) -> Outcome {
         Outcome::Damaged
     }
 }
-
