@@ -14,8 +14,9 @@
 //! only thing it takes from the rest of the crate is bag layout, not MCAP: the order of parts in
 //! a directory and the `metadata.yaml` it checks against them.
 //!
-//! Parsing is sans-io over `&[u8]` (`verify_bytes`); the file entry points read the part into
-//! memory first. Damage is reported as [`Finding`]s, never as a panic or an `Err`: a file that is
+//! Parsing is sans-io over `&[u8]` (record by record); the checker streams a part from any
+//! `Read + Seek` in one pass, holding one record at a time, so memory is bounded by the record
+//! limit ([`VerifyOptions::max_record_bytes`]) and not by the size of the part. Damage is reported as [`Finding`]s, never as a panic or an `Err`: a file that is
 //! not MCAP at all is one finding. [`VerifyError`] only means verification could not run.
 //!
 //! ```no_run
@@ -59,6 +60,7 @@ pub enum VerifyError {
 /// Limits that keep verification's memory bounded on hostile input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyOptions {
+    max_record_bytes: u64,
     max_chunk_uncompressed_bytes: u64,
     max_listed_findings: usize,
 }
@@ -66,6 +68,7 @@ pub struct VerifyOptions {
 impl Default for VerifyOptions {
     fn default() -> Self {
         Self {
+            max_record_bytes: 256 * 1024 * 1024,
             max_chunk_uncompressed_bytes: 256 * 1024 * 1024,
             max_listed_findings: 1000,
         }
@@ -73,9 +76,18 @@ impl Default for VerifyOptions {
 }
 
 impl VerifyOptions {
-    /// The defaults: chunks up to 256 MiB uncompressed, 1000 findings listed per part.
+    /// The defaults: records up to 256 MiB, chunks up to 256 MiB uncompressed, 1000 findings
+    /// listed per part.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A record longer than this is reported and its contents are not checked (its bytes still
+    /// count towards the data section's CRC): verification holds one record in memory at a
+    /// time, so this bounds its memory. The default is the reader's own limit.
+    pub fn max_record_bytes(mut self, bytes: u64) -> Self {
+        self.max_record_bytes = bytes;
+        self
     }
 
     /// A chunk declaring a larger uncompressed size is reported and its contents are not checked,
@@ -99,21 +111,22 @@ pub fn verify_bytes(part_name: &str, bytes: &[u8]) -> Report {
 
 /// [`verify_bytes`] with explicit limits.
 pub fn verify_bytes_with(part_name: &str, bytes: &[u8], options: &VerifyOptions) -> Report {
-    check::check(part_name, bytes, options)
+    let mut input = std::io::Cursor::new(bytes);
+    check::check(part_name, &mut input, bytes.len() as u64, options)
 }
 
-/// Reads and verifies one MCAP file. Findings name the part by its file name.
+/// Verifies one MCAP file, streaming it. Findings name the part by its file name. A path that
+/// is not (a symbolic link to) a regular file is an `Err`.
 pub fn verify_file(path: &Path) -> Result<Report, VerifyError> {
     verify_file_with(path, &VerifyOptions::default())
 }
 
 /// [`verify_file`] with explicit limits.
 pub fn verify_file_with(path: &Path, options: &VerifyOptions) -> Result<Report, VerifyError> {
-    let bytes = read_part(path).map_err(|source| VerifyError::Io {
+    stream_part(path, options).map_err(|source| VerifyError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    Ok(verify_bytes_with(&part_name(path), &bytes, options))
+    })
 }
 
 /// Verifies a single `.mcap` file, or every `*.mcap` part of a bag directory (in part order).
@@ -163,10 +176,8 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         });
     }
     for part_path in parts {
-        match read_part(&part_path) {
-            Ok(bytes) => bag
-                .parts
-                .push(verify_bytes_with(&part_name(&part_path), &bytes, options)),
+        match stream_part(&part_path, options) {
+            Ok(report) => bag.parts.push(report),
             Err(err) => bag.findings.push(Finding {
                 severity: Severity::Error,
                 part: part_name(&part_path),
@@ -182,11 +193,12 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     Ok(bag)
 }
 
-/// The bytes of a part, if it is (or links to) a regular file.
-fn read_part(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut open_regular(path)?, &mut bytes)?;
-    Ok(bytes)
+/// Opens a part (if it is, or links to, a regular file) and checks it in one streaming pass.
+fn stream_part(path: &Path, options: &VerifyOptions) -> std::io::Result<Report> {
+    let file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    let mut input = std::io::BufReader::with_capacity(1 << 20, file);
+    Ok(check::check(&part_name(path), &mut input, len, options))
 }
 
 fn part_name(path: &Path) -> String {
