@@ -1,7 +1,7 @@
 //! [`BagReader`]: a bag directory, a single `.mcap` file or a rosbag2 directory, read as one
 //! stream in log-time order, tolerant of torn, missing and garbage parts.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -110,8 +110,10 @@ impl BagReader {
 
         let mut names: Vec<(String, bool)> = listed.iter().map(|n| (n.clone(), true)).collect();
         if meta.is_dir() {
+            // A set: an index can list tens of thousands of parts.
+            let listed: HashSet<&str> = listed.iter().map(String::as_str).collect();
             for found in discover_parts(&path)? {
-                if !listed.contains(&found) {
+                if !listed.contains(found.as_str()) {
                     if !listed.is_empty() {
                         notes.push(format!(
                             "{found} is on disk but not listed in metadata.yaml"
@@ -394,23 +396,23 @@ fn part_source(
     Ok(Some(source))
 }
 
-/// Part names from an index: ours (with states) first, else rosbag2's list.
+/// Part names from an index: rosbag2's lists first, then ours (with states), each name once,
+/// in the order first listed. Linear in the number of names.
 fn listed_parts(m: &Metadata) -> Vec<String> {
     let info = &m.rosbag2_bagfile_information;
-    let mut names: Vec<String> = info.relative_file_paths.clone();
-    for f in &info.files {
-        if !names.contains(&f.path) {
-            names.push(f.path.clone());
-        }
-    }
-    if let Some(r) = &m.redline {
-        for p in &r.parts {
-            if !names.contains(&p.path) {
-                names.push(p.path.clone());
-            }
-        }
-    }
-    names
+    let ours = m
+        .redline
+        .iter()
+        .flat_map(|r| r.parts.iter().map(|p| &p.path));
+    let all = info
+        .relative_file_paths
+        .iter()
+        .chain(info.files.iter().map(|f| &f.path))
+        .chain(ours);
+    let mut seen: HashSet<&str> = HashSet::new();
+    all.filter(|name| seen.insert(name.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// Gives every distinct channel content one recording-wide id.
