@@ -82,9 +82,9 @@ impl VerifyOptions {
         Self::default()
     }
 
-    /// A record longer than this is reported and its contents are not checked (its bytes still
-    /// count towards the data section's CRC): verification holds one record in memory at a
-    /// time, so this bounds its memory. The default is the reader's own limit.
+    /// A record longer than this is reported and skipped unread (so neither its contents nor
+    /// the CRC that covers it are checked): verification holds one record in memory at a time,
+    /// so this bounds its memory. The default is the reader's own limit.
     pub fn max_record_bytes(mut self, bytes: u64) -> Self {
         self.max_record_bytes = bytes;
         self

@@ -534,7 +534,7 @@ impl<'a> Checker<'a> {
                 format!("{}", footer.summary_offset_start),
             );
         }
-        if footer.summary_crc != 0 && self.data_end.is_some() {
+        if footer.summary_crc != 0 && self.data_end.is_some() && self.summary_crc_complete {
             // The summary records read since DataEnd, then this Footer up to its CRC field.
             let mut covered = self.summary_crc.clone();
             covered.update(&[rec.opcode]);
