@@ -7,6 +7,11 @@
 //! change no byte of the directory that holds the input (the input itself included: these
 //! commands only read). `export` writes into a separate directory made for it.
 //!
+//! After the commands, the library reads the same input in-process the way the scope's loader
+//! does (`BagReader::open`, then every message), on a thread with the same time limit; what it
+//! must find follows from `cat`'s expected code, since `cat` is a thin layer over it: 0 opens
+//! with no known loss, 3 opens with loss or read issues, 1 refuses to open.
+//!
 //! To add a case: write a `fn build(dir: &Path) -> PathBuf` that makes the input inside `dir`
 //! and returns the path to pass to the commands, and add a [`Case`] row to [`cases`].
 
@@ -455,6 +460,38 @@ fn run_command(command: &str, input: &Path, export_to: &Path) -> Run {
     }
 }
 
+/// What the library finds when it opens `input` and reads every message (on a thread: `None`
+/// if that takes longer than the time limit).
+fn library_read(input: &Path) -> Option<Result<bool, String>> {
+    let input = input.to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let found = bag::BagReader::open(&input)
+            .map_err(|e| e.detail())
+            .and_then(|reader| {
+                let mut cursor = reader
+                    .messages(&bag::ReadFilter::all())
+                    .map_err(|e| e.detail())?;
+                while cursor.next_message().is_some() {}
+                Ok(!reader.known_loss().is_empty() || !cursor.issues().is_empty())
+            });
+        tx.send(found).ok();
+    });
+    rx.recv_timeout(common::TIME_LIMIT).ok()
+}
+
+/// Why the library's read of `input` disagrees with `cat`'s expected code, if it does.
+fn library_read_problem(input: &Path, cat: Code) -> Option<String> {
+    let code = match cat {
+        Code::Exit(code) | Code::Pending(code, _) => code,
+    };
+    match (library_read(input), code) {
+        (None, _) => Some("still running after the time limit".into()),
+        (Some(Ok(false)), 0) | (Some(Ok(true)), DAMAGE) | (Some(Err(_)), NOT_A_RECORDING) => None,
+        (Some(found), code) => Some(format!("found {found:?}, cat is expected to exit {code}")),
+    }
+}
+
 #[test]
 fn every_read_command_on_every_hostile_input() {
     let mut failures = Vec::new();
@@ -503,6 +540,15 @@ fn every_read_command_on_every_hostile_input() {
                     "{label}: changed the input's directory\nbefore: {before:#?}\nafter: {after:#?}"
                 ));
             }
+        }
+        if let Some(problem) = library_read_problem(&input, case.expect.cat) {
+            failures.push(format!("{} / library read: {problem}", case.name));
+        }
+        if snapshot(&work) != before {
+            failures.push(format!(
+                "{} / library read: changed the input's directory",
+                case.name
+            ));
         }
     }
     for p in &pending {
