@@ -3,8 +3,10 @@
 //!
 //! Everything the data section defines or contains is recorded as the walk goes; summary records
 //! come after DataEnd, so each is checked against a complete picture of the data section the
-//! moment it is parsed. Memory is proportional to the input: the file itself, one decompressed
-//! chunk at a time (its size checked before allocating), and small per-record bookkeeping.
+//! moment it is parsed. The walk reads the file in order, one record at a time, so memory is one
+//! record (at most the record limit), one decompressed chunk (its size checked before
+//! allocating), and small per-record bookkeeping; never the file. The CRCs of the data section
+//! and of the summary are computed as the walk passes over their bytes.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
