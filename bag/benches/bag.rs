@@ -3,6 +3,9 @@
 //! - `write/*`: BagWriter vs a bare `mcap::Writer` with the same compression and chunk size.
 //! - `read/*`: BagReader's merged cursor vs mcap's `sans_io::IndexedReader` on the same file.
 //! - `info/*`: opening a recording (summaries and index only) at 2 MB and 2 GB.
+//! - `info/listed_parts/*`: opening a bag whose index lists 6,000 and 60,000 parts (all but one
+//!   missing): linear, so the second takes about ten times the first (issue 24 item 14: it
+//!   took 9.6 s at 60,000 when each name was looked up in a list).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -197,5 +200,29 @@ fn bench_info(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_write, bench_read, bench_info);
+fn bench_listed_parts(c: &mut Criterion) {
+    let mut group = c.benchmark_group("info");
+    group.sample_size(10);
+    for listed in [6_000usize, 60_000] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("bag");
+        write_bag(&dir, 1_000, Compression::Zstd, PAYLOAD);
+        let mut m = bag::Metadata::load(&dir.join("metadata.yaml")).unwrap();
+        let paths = &mut m.rosbag2_bagfile_information.relative_file_paths;
+        paths.extend((1..listed).map(|i| format!("gone_{i}.mcap")));
+        m.store_atomically(&dir).unwrap();
+        group.bench_function(format!("listed_parts/{listed}"), |b| {
+            b.iter(|| BagReader::open(&dir).unwrap().parts().len())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_write,
+    bench_read,
+    bench_info,
+    bench_listed_parts
+);
 criterion_main!(benches);

@@ -3,7 +3,13 @@
 //! One rule orders parts for everyone who lists a directory (the reader, `bag verify`): by the
 //! number a part's name ends with, so `run2` comes before `run10` and `drive_9` before
 //! `drive_10`. The writer names its parts so that this order is the order it wrote them in.
+//!
+//! One rule opens every file of a recording ([`open_regular`]): a part, a single `.mcap` file,
+//! `metadata.yaml`. Symbolic links are followed; anything that is not a regular file at the end
+//! (a FIFO, a device, a directory, a socket) is refused with an error that says what it is,
+//! since reading a FIFO blocks forever and `/dev/zero` never ends.
 
+use std::fs::File;
 use std::path::Path;
 
 use crate::error::{BagError, Result};
@@ -29,17 +35,84 @@ pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
     (prefix.to_string(), number, name.to_string())
 }
 
-/// The `*.mcap` files in `dir`, in part order.
+/// Every entry of `dir` named `*.mcap`, in part order, whatever it is: a regular file, a
+/// symbolic link (to a part elsewhere, or to nothing), a FIFO or a directory. Entries that are not
+/// readable parts are kept, so that whoever opens them reports them rather than skipping them
+/// unseen.
 pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
     let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| n.ends_with(".mcap"))
         .collect();
     names.sort_by_cached_key(|n| part_sort_key(n));
     Ok(names)
+}
+
+/// Opens `path` for reading if it is, or links to, a regular file. Anything else is an error of
+/// kind [`std::io::ErrorKind::InvalidInput`] that names what was found ("a FIFO (named pipe)").
+///
+/// The type is checked before opening (opening a FIFO for reading waits for a writer), the file
+/// is opened without blocking in case it was swapped for a FIFO in between, and the type of what
+/// was opened is checked again.
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<File> {
+    let before = std::fs::metadata(path)?;
+    refuse_irregular(&before.file_type())?;
+    let file = open_nonblocking(path)?;
+    refuse_irregular(&file.metadata()?.file_type())?;
+    Ok(file)
+}
+
+#[cfg(target_os = "linux")]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // On a regular file O_NONBLOCK changes nothing; on a FIFO it makes `open` return at once.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+fn refuse_irregular(kind: &std::fs::FileType) -> std::io::Result<()> {
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = file_type_name(kind);
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("{what}, not a regular file: refusing to read it"),
+    ))
+}
+
+/// "a directory", "a FIFO (named pipe)", ...: what a non-regular file is, for messages.
+fn file_type_name(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
 }
 
 #[cfg(test)]
@@ -66,6 +139,30 @@ mod tests {
             sorted(&["r_99999999999999999999.mcap", "r_1.mcap", "r_01.mcap"]),
             ["r_01.mcap", "r_1.mcap", "r_99999999999999999999.mcap"]
         );
+    }
+
+    #[test]
+    fn only_regular_files_open_and_symlinks_to_them_are_followed() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("tempdir");
+        };
+        let file = dir.path().join("a.mcap");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(open_regular(&file).is_ok());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("b.mcap");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            assert!(open_regular(&link).is_ok());
+            let fifo = dir.path().join("c.mcap");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+            let error = open_regular(&fifo).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+            assert!(error.to_string().contains("FIFO"), "{error}");
+        }
+        let error = open_regular(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("a directory"), "{error}");
     }
 
     #[test]

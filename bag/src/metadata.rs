@@ -187,7 +187,11 @@ pub struct SourceRecord {
 impl Metadata {
     /// Reads and parses `path` (a `metadata.yaml`).
     pub fn load(path: &Path) -> Result<Self> {
-        let text = fs::read_to_string(path).map_err(|e| BagError::io("reading", path, e))?;
+        // Through `open_regular`: a FIFO named metadata.yaml must not block the reader.
+        let mut text = String::new();
+        crate::layout::open_regular(path)
+            .and_then(|mut file| std::io::Read::read_to_string(&mut file, &mut text))
+            .map_err(|e| BagError::io("reading", path, e))?;
         Self::parse(&text).map_err(|message| BagError::BadMetadata {
             path: path.to_path_buf(),
             message,

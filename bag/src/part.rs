@@ -9,9 +9,10 @@ use std::sync::{Arc, OnceLock};
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
 use crate::format::{
-    FOOTER_TAIL_LEN, Footer, MAGIC, RECORD_PREFIX_LEN, RecordPrefix, Records, SummaryBuilder,
-    SummaryOffset, op,
+    FOOTER_TAIL_LEN, Footer, MAGIC, MAX_RECORD_BYTES, RECORD_PREFIX_LEN, RecordPrefix, Records,
+    SummaryBuilder, SummaryOffset, op,
 };
+use crate::layout::open_regular;
 use crate::scan::{Damage, Definitions, FileOrderScanner, ScanItem};
 
 /// The health of one part.
@@ -26,7 +27,8 @@ pub enum PartStatus {
     },
     /// Listed in `metadata.yaml` but not on disk.
     Missing,
-    /// Not an MCAP file at all.
+    /// Not an MCAP file at all, or not a file that can be read (a FIFO, a directory, permission
+    /// denied): skipped.
     Garbage {
         /// What was found.
         what: String,
@@ -134,22 +136,40 @@ impl PartInfo {
         }
     }
 
-    /// Opens and classifies the part at `path`.
-    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool) -> Result<Self> {
-        let mut file = match File::open(&path) {
+    /// Opens and classifies the part at `path`. Never fails: a part that cannot be opened or
+    /// read (not a regular file, permission denied, an I/O error) is [`PartStatus::Garbage`],
+    /// reported and skipped, so that one bad part does not hide the others.
+    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool) -> Self {
+        let mut file = match open_regular(&path) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Self::empty(name, path, PartStatus::Missing, listed));
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && listed => {
+                return Self::empty(name, path, PartStatus::Missing, listed);
             }
-            Err(e) => return Err(BagError::io("opening", &path, e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let what = "cannot be opened: a symbolic link to nothing".to_string();
+                return Self::empty(name, path, PartStatus::Garbage { what }, listed);
+            }
+            Err(e) => {
+                let what = format!("cannot be opened: {e}");
+                return Self::empty(name, path, PartStatus::Garbage { what }, listed);
+            }
         };
+        match Self::inspect_file(name.clone(), path.clone(), listed, &mut file) {
+            Ok(info) => info,
+            Err(e) => {
+                let what = format!("cannot be read: {}", e.detail());
+                Self::empty(name, path, PartStatus::Garbage { what }, listed)
+            }
+        }
+    }
+
+    fn inspect_file(name: String, path: PathBuf, listed: bool, file: &mut File) -> Result<Self> {
         let size = file
             .metadata()
             .map_err(|e| BagError::io("reading metadata of", &path, e))?
             .len();
         let mut magic = [0u8; 8];
-        let got =
-            read_up_to(&mut file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
+        let got = read_up_to(file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
                 name,
@@ -165,14 +185,14 @@ impl PartInfo {
         let mut info = Self::empty(name, path, PartStatus::Complete, listed);
         info.size_bytes = size;
         if got == 8
-            && let Some(head) = summary_head(&mut file, size).filter(self_describing)
+            && let Some(head) = summary_head(file, size).filter(self_describing)
         {
             info.fill_from_summary(head);
             info.access = PartAccess::IndexedLazy(Arc::default());
             return Ok(info);
         }
         let summary = if got == 8 {
-            read_summary(&mut file, size)
+            read_summary(file, size)
         } else {
             None
         };
@@ -237,7 +257,8 @@ impl PartInfo {
     }
 
     fn fill_from_scan(&mut self) -> Result<()> {
-        let mut scanner = FileOrderScanner::open(&self.path)?;
+        // Counting needs headers, not payloads: `bag info` reads no message data outside chunks.
+        let mut scanner = FileOrderScanner::open_headers_only(&self.path)?;
         let mut definitions = Definitions::default();
         let mut range: Option<(u64, u64)> = None;
         let mut in_order = true;
@@ -356,9 +377,13 @@ fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
     Some(summary.finish())
 }
 
-/// `len` bytes at `offset`, or `None` if they cannot all be read.
+/// `len` bytes at `offset`, or `None` if they cannot all be read or are more than a record may
+/// hold (a summary that large is as damaged as a record that large; the part is then scanned).
 fn read_at(file: &mut File, offset: u64, len: u64) -> Option<Vec<u8>> {
-    let mut buf = vec![0u8; usize::try_from(len).ok()?];
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|l| *l <= MAX_RECORD_BYTES)?;
+    let mut buf = vec![0u8; len];
     file.seek(std::io::SeekFrom::Start(offset)).ok()?;
     file.read_exact(&mut buf).ok()?;
     Some(buf)

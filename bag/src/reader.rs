@@ -1,7 +1,7 @@
 //! [`BagReader`]: a bag directory, a single `.mcap` file or a rosbag2 directory, read as one
 //! stream in log-time order, tolerant of torn, missing and garbage parts.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use crate::chunk_cursor::ChunkCursor;
 use crate::error::{BagError, Result};
 use crate::filter::ReadFilter;
 use crate::format::{FormatError, MAX_RECORD_BYTES};
-use crate::layout::discover_parts;
+use crate::layout::{discover_parts, open_regular};
 use crate::message::{Message, MessageRef, ReadIssue};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
 use crate::part::{PartAccess, PartInfo, PartStatus, read_summary};
@@ -63,6 +63,13 @@ impl BagReader {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let meta = std::fs::metadata(&path).map_err(|e| BagError::io("opening", &path, e))?;
+        if !meta.is_dir() && !meta.is_file() {
+            // A FIFO would block forever, a device may never end: say what it is instead.
+            let why = open_regular(&path)
+                .err()
+                .map_or_else(|| "not a regular file".to_string(), |e| e.to_string());
+            return Err(BagError::NotARecording { path, why });
+        }
         let mut notes = Vec::new();
         let (kind, index, listed) = if meta.is_dir() {
             let index_path = path.join(METADATA_FILE);
@@ -103,8 +110,10 @@ impl BagReader {
 
         let mut names: Vec<(String, bool)> = listed.iter().map(|n| (n.clone(), true)).collect();
         if meta.is_dir() {
+            // A set: an index can list tens of thousands of parts.
+            let listed: HashSet<&str> = listed.iter().map(String::as_str).collect();
             for found in discover_parts(&path)? {
-                if !listed.contains(&found) {
+                if !listed.contains(found.as_str()) {
                     if !listed.is_empty() {
                         notes.push(format!(
                             "{found} is on disk but not listed in metadata.yaml"
@@ -126,14 +135,14 @@ impl BagReader {
         if meta.is_dir() {
             for (name, listed) in names {
                 let part_path = path.join(&name);
-                parts.push(PartInfo::inspect(name, part_path, listed)?);
+                parts.push(PartInfo::inspect(name, part_path, listed));
             }
         } else {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let part = PartInfo::inspect(name, path.clone(), false)?;
+            let part = PartInfo::inspect(name, path.clone(), false);
             if let PartStatus::Garbage { what } = &part.status {
                 return Err(BagError::NotARecording {
                     path,
@@ -219,6 +228,42 @@ impl BagReader {
             .map(|r| r.unstamped_messages)
     }
 
+    /// One sentence per loss or damage known from opening the recording (without reading its
+    /// messages): messages the recorder counted as dropped, an index that cannot be read, and
+    /// each part that is torn, missing or skipped. Empty when nothing is known to be lost.
+    ///
+    /// Commands exit with "damage or loss" (3) when this is not empty, and print these lines.
+    pub fn known_loss(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(dropped) = self.dropped_messages().filter(|d| *d > 0) {
+            lines.push(format!(
+                "the recorder counted {dropped} dropped messages (they are not in the recording)"
+            ));
+        }
+        if let IndexState::Unreadable(why) = &self.index {
+            lines.push(format!(
+                "the index cannot be read ({why}); parts were found on disk instead"
+            ));
+        }
+        for part in &self.parts {
+            match &part.status {
+                PartStatus::Complete => {}
+                PartStatus::Torn { damage } => lines.push(format!(
+                    "{} is torn at byte {} ({}): {} messages recovered, anything after is lost",
+                    part.name, damage.offset, damage.what, part.message_count
+                )),
+                PartStatus::Missing => lines.push(format!(
+                    "{} is listed in the index but missing: its messages are lost",
+                    part.name
+                )),
+                PartStatus::Garbage { what } => {
+                    lines.push(format!("{} is skipped: {what}", part.name))
+                }
+            }
+        }
+        lines
+    }
+
     /// Topics advertised but never published, as the recorder saw them.
     pub fn advertised_never_published(&self) -> &[Advertised] {
         self.metadata()
@@ -260,65 +305,16 @@ impl BagReader {
                     continue;
                 }
             }
-            let source = match (indexed_summary(part)?, &part.access) {
-                (Some(summary), _) => {
-                    let summary = summary.as_ref();
-                    let file = File::open(&part.path)
-                        .map_err(|e| BagError::io("opening", &part.path, e))?;
-                    if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, &wanted) {
-                        sources.push(PartCursor::new(index, Source::Chunks(Box::new(chunks))));
-                        continue;
-                    }
-                    // A corrupted index must not make us allocate what the file cannot hold.
-                    let mut options =
-                        IndexedReaderOptions::new().with_record_length_limit(MAX_RECORD_BYTES);
-                    if let Some(topics) = &filter.topics {
-                        options = options.include_topics(topics.iter().cloned());
-                    }
-                    if let Some(s) = filter.start_ns {
-                        options = options.starting_at(s);
-                    }
-                    if let Some(e) = filter.end_ns {
-                        options = options.ending_before(e);
-                    }
-                    let reader = IndexedReader::new_with_options(summary, options)
-                        .map_err(|e| BagError::mcap(&part.path, e))?;
-                    let file = File::open(&part.path)
-                        .map_err(|e| BagError::io("opening", &part.path, e))?;
-                    Source::Indexed {
-                        reader: Box::new(reader),
-                        file,
-                        chunk: Vec::new(),
-                    }
-                }
-                (None, PartAccess::FileOrder) => Source::FileOrder {
-                    scanner: Box::new(FileOrderScanner::open(&part.path)?),
-                },
-                (None, PartAccess::FileOrderSorted) => {
-                    let mut scanner = FileOrderScanner::open(&part.path)?;
-                    let mut messages = Vec::new();
-                    let mut head = Head::default();
-                    loop {
-                        match next_file_order(&mut scanner, part, filter, &wanted, &mut head) {
-                            Ok(true) => messages.push(std::mem::take(&mut head)),
-                            Ok(false) => break,
-                            Err(error) => {
-                                issues.push(ReadIssue {
-                                    part: part.name.clone(),
-                                    error: Arc::new(error),
-                                });
-                                break;
-                            }
-                        }
-                    }
-                    // Stable: equal log times keep their file order.
-                    messages.sort_by_key(|m| m.log_time);
-                    messages.reverse();
-                    Source::Sorted { messages }
-                }
-                (None, _) => continue,
-            };
-            sources.push(PartCursor::new(index, source));
+            // A part that can no longer be opened (replaced, permissions changed) is an issue of
+            // that part: the others still read.
+            match part_source(part, filter, &wanted, &mut issues) {
+                Ok(Some(source)) => sources.push(PartCursor::new(index, source)),
+                Ok(None) => {}
+                Err(error) => issues.push(ReadIssue {
+                    part: part.name.clone(),
+                    error: Arc::new(error),
+                }),
+            }
         }
         let mut cursor = MessageCursor {
             reader: self,
@@ -333,23 +329,90 @@ impl BagReader {
     }
 }
 
-/// Part names from an index: ours (with states) first, else rosbag2's list.
-fn listed_parts(m: &Metadata) -> Vec<String> {
-    let info = &m.rosbag2_bagfile_information;
-    let mut names: Vec<String> = info.relative_file_paths.clone();
-    for f in &info.files {
-        if !names.contains(&f.path) {
-            names.push(f.path.clone());
-        }
-    }
-    if let Some(r) = &m.redline {
-        for p in &r.parts {
-            if !names.contains(&p.path) {
-                names.push(p.path.clone());
+/// How part `part` is read for `filter`, or `None` when it is not read at all.
+fn part_source(
+    part: &PartInfo,
+    filter: &ReadFilter,
+    wanted: &Option<BTreeSet<usize>>,
+    issues: &mut Vec<ReadIssue>,
+) -> Result<Option<Source>> {
+    let source = match (indexed_summary(part)?, &part.access) {
+        (Some(summary), _) => {
+            let summary = summary.as_ref();
+            let file =
+                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, wanted) {
+                return Ok(Some(Source::Chunks(Box::new(chunks))));
+            }
+            // A corrupted index must not make us allocate what the file cannot hold.
+            let mut options =
+                IndexedReaderOptions::new().with_record_length_limit(MAX_RECORD_BYTES);
+            if let Some(topics) = &filter.topics {
+                options = options.include_topics(topics.iter().cloned());
+            }
+            if let Some(s) = filter.start_ns {
+                options = options.starting_at(s);
+            }
+            if let Some(e) = filter.end_ns {
+                options = options.ending_before(e);
+            }
+            let reader = IndexedReader::new_with_options(summary, options)
+                .map_err(|e| BagError::mcap(&part.path, e))?;
+            let file =
+                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            Source::Indexed {
+                reader: Box::new(reader),
+                file,
+                chunk: Vec::new(),
             }
         }
-    }
-    names
+        (None, PartAccess::FileOrder) => Source::FileOrder {
+            scanner: Box::new(FileOrderScanner::open(&part.path)?),
+        },
+        (None, PartAccess::FileOrderSorted) => {
+            let mut scanner = FileOrderScanner::open(&part.path)?;
+            let mut messages = Vec::new();
+            let mut head = Head::default();
+            loop {
+                match next_file_order(&mut scanner, part, filter, wanted, &mut head) {
+                    Ok(true) => messages.push(std::mem::take(&mut head)),
+                    Ok(false) => break,
+                    Err(error) => {
+                        issues.push(ReadIssue {
+                            part: part.name.clone(),
+                            error: Arc::new(error),
+                        });
+                        break;
+                    }
+                }
+            }
+            // Stable: equal log times keep their file order.
+            messages.sort_by_key(|m| m.log_time);
+            messages.reverse();
+            Source::Sorted { messages }
+        }
+        (None, _) => return Ok(None),
+    };
+    Ok(Some(source))
+}
+
+/// Part names from an index: rosbag2's lists first, then ours (with states), each name once,
+/// in the order first listed. Linear in the number of names.
+fn listed_parts(m: &Metadata) -> Vec<String> {
+    let info = &m.rosbag2_bagfile_information;
+    let ours = m
+        .redline
+        .iter()
+        .flat_map(|r| r.parts.iter().map(|p| &p.path));
+    let all = info
+        .relative_file_paths
+        .iter()
+        .chain(info.files.iter().map(|f| &f.path))
+        .chain(ours);
+    let mut seen: HashSet<&str> = HashSet::new();
+    all.filter(|name| seen.insert(name.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// Gives every distinct channel content one recording-wide id.
@@ -562,7 +625,7 @@ fn indexed_summary(part: &PartInfo) -> Result<Option<Arc<mcap::Summary>>> {
                 return Ok(Some(Arc::clone(summary)));
             }
             let mut file =
-                File::open(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
             let summary = read_summary(&mut file, part.size_bytes).ok_or_else(|| {
                 BagError::SummaryUnreadable {
                     path: part.path.clone(),

@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::error::{BagError, Result};
 use crate::format::{
-    ChunkDecompressor, ChunkHeader, FormatError, MAGIC, MAX_RECORD_BYTES, MessageHeader,
-    RECORD_PREFIX_LEN, RecordPrefix, decompress_prefix, op, parse_record, record_at,
+    ChunkDecompressor, ChunkHeader, FormatError, MAGIC, MAX_RECORD_BYTES, MESSAGE_HEADER_LEN,
+    MessageHeader, RECORD_PREFIX_LEN, RecordPrefix, decompress_prefix, op, parse_record, record_at,
 };
+use crate::layout::open_regular;
 
 /// Where and why a file-order read stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,12 +103,14 @@ pub(crate) struct FileOrderScanner {
     chunk_offset: u64,
     finished: bool,
     damage: Option<Damage>,
+    /// False when only message headers are wanted (counting): payloads are skipped unread.
+    payloads: bool,
 }
 
 impl FileOrderScanner {
     /// Opens `path` and checks the leading magic.
     pub fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|e| BagError::io("opening", path, e))?;
+        let file = open_regular(path).map_err(|e| BagError::io("opening", path, e))?;
         let file_len = file
             .metadata()
             .map_err(|e| BagError::io("reading metadata of", path, e))?
@@ -125,6 +128,7 @@ impl FileOrderScanner {
             chunk_offset: 0,
             finished: false,
             damage: None,
+            payloads: true,
         };
         let mut magic = [0u8; MAGIC.len()];
         if file_len < MAGIC.len() as u64 {
@@ -136,6 +140,14 @@ impl FileOrderScanner {
         } else {
             scanner.offset = MAGIC.len() as u64;
         }
+        Ok(scanner)
+    }
+
+    /// Opens `path` like [`Self::open`], for a scan that wants message headers only: message
+    /// payloads outside chunks are skipped without being read (messages come with empty data).
+    pub fn open_headers_only(path: &Path) -> Result<Self> {
+        let mut scanner = Self::open(path)?;
+        scanner.payloads = false;
         Ok(scanner)
     }
 
@@ -203,6 +215,17 @@ impl FileOrderScanner {
                 self.stop(record_start, FormatError::ZeroOpcode.detail());
                 return Ok(None);
             }
+            // A length beyond the limit is damage, whatever the file's size: a sparse file can
+            // be as long as it claims without holding anything.
+            if prefix.body_len > MAX_RECORD_BYTES as u64 {
+                let error = FormatError::RecordTooLarge {
+                    opcode: prefix.opcode,
+                    len: prefix.body_len,
+                    limit: MAX_RECORD_BYTES,
+                };
+                self.stop(record_start, error.detail());
+                return Ok(None);
+            }
             let len = match prefix.body_len_within(available) {
                 Ok(len) => len,
                 Err(_) if prefix.opcode == op::CHUNK => {
@@ -216,6 +239,11 @@ impl FileOrderScanner {
             };
             self.offset += RECORD_PREFIX_LEN as u64 + len as u64;
             match prefix.opcode {
+                op::MESSAGE if !self.payloads && len > MESSAGE_HEADER_LEN => {
+                    self.fill_record(MESSAGE_HEADER_LEN)?;
+                    self.skip(len - MESSAGE_HEADER_LEN)?;
+                    return self.item_from_record(prefix.opcode, record_start);
+                }
                 op::SCHEMA | op::CHANNEL | op::MESSAGE => {
                     self.fill_record(len)?;
                     return self.item_from_record(prefix.opcode, record_start);
@@ -230,14 +258,18 @@ impl FileOrderScanner {
                 }
                 _ => {
                     // Summary, index and unknown records carry no messages: skip them.
-                    std::io::copy(
-                        &mut (&mut self.input).take(len as u64),
-                        &mut std::io::sink(),
-                    )
-                    .map_err(|e| BagError::io("reading", &self.path, e))?;
+                    self.skip(len)?;
                 }
             }
         }
+    }
+
+    /// Moves past the next `len` bytes without reading them.
+    fn skip(&mut self, len: usize) -> Result<()> {
+        let len = i64::try_from(len).unwrap_or(i64::MAX);
+        self.input
+            .seek_relative(len)
+            .map_err(|e| BagError::io("seeking in", &self.path, e))
     }
 
     /// Reads the next `len` bytes (a record body no longer than what remains of the file).
@@ -290,8 +322,8 @@ impl FileOrderScanner {
 
     /// The file ends inside a chunk: decompress what is there and keep its whole records.
     fn read_torn_chunk(&mut self, record_start: u64, available: u64) -> Result<()> {
-        // No longer than what remains of the file, which is open: it fits in memory's address
-        // space unless usize is narrower than the file.
+        // What remains of the file, which is shorter than the chunk claims, and the claim is
+        // within the record limit: bounded, whatever the file's size.
         let Ok(len) = usize::try_from(available) else {
             let error = FormatError::RecordTooLarge {
                 opcode: op::CHUNK,

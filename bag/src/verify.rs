@@ -14,8 +14,9 @@
 //! only thing it takes from the rest of the crate is bag layout, not MCAP: the order of parts in
 //! a directory and the `metadata.yaml` it checks against them.
 //!
-//! Parsing is sans-io over `&[u8]` (`verify_bytes`); the file entry points read the part into
-//! memory first. Damage is reported as [`Finding`]s, never as a panic or an `Err`: a file that is
+//! Parsing is sans-io over `&[u8]` (record by record); the checker streams a part from any
+//! `Read + Seek` in one pass, holding one record at a time, so memory is bounded by the record
+//! limit ([`VerifyOptions::max_record_bytes`]) and not by the size of the part. Damage is reported as [`Finding`]s, never as a panic or an `Err`: a file that is
 //! not MCAP at all is one finding. [`VerifyError`] only means verification could not run.
 //!
 //! ```no_run
@@ -36,7 +37,9 @@ mod report;
 use std::path::{Path, PathBuf};
 
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
+#[cfg(test)]
 use crate::layout::part_sort_key;
+use crate::layout::{discover_parts, open_regular};
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
@@ -57,6 +60,7 @@ pub enum VerifyError {
 /// Limits that keep verification's memory bounded on hostile input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyOptions {
+    max_record_bytes: u64,
     max_chunk_uncompressed_bytes: u64,
     max_listed_findings: usize,
 }
@@ -64,6 +68,7 @@ pub struct VerifyOptions {
 impl Default for VerifyOptions {
     fn default() -> Self {
         Self {
+            max_record_bytes: 256 * 1024 * 1024,
             max_chunk_uncompressed_bytes: 256 * 1024 * 1024,
             max_listed_findings: 1000,
         }
@@ -71,9 +76,18 @@ impl Default for VerifyOptions {
 }
 
 impl VerifyOptions {
-    /// The defaults: chunks up to 256 MiB uncompressed, 1000 findings listed per part.
+    /// The defaults: records up to 256 MiB, chunks up to 256 MiB uncompressed, 1000 findings
+    /// listed per part.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A record longer than this is reported and skipped unread (so neither its contents nor
+    /// the CRC that covers it are checked): verification holds one record in memory at a time,
+    /// so this bounds its memory. The default is the reader's own limit.
+    pub fn max_record_bytes(mut self, bytes: u64) -> Self {
+        self.max_record_bytes = bytes;
+        self
     }
 
     /// A chunk declaring a larger uncompressed size is reported and its contents are not checked,
@@ -97,21 +111,22 @@ pub fn verify_bytes(part_name: &str, bytes: &[u8]) -> Report {
 
 /// [`verify_bytes`] with explicit limits.
 pub fn verify_bytes_with(part_name: &str, bytes: &[u8], options: &VerifyOptions) -> Report {
-    check::check(part_name, bytes, options)
+    let mut input = std::io::Cursor::new(bytes);
+    check::check(part_name, &mut input, bytes.len() as u64, options)
 }
 
-/// Reads and verifies one MCAP file. Findings name the part by its file name.
+/// Verifies one MCAP file, streaming it. Findings name the part by its file name. A path that
+/// is not (a symbolic link to) a regular file is an `Err`.
 pub fn verify_file(path: &Path) -> Result<Report, VerifyError> {
     verify_file_with(path, &VerifyOptions::default())
 }
 
 /// [`verify_file`] with explicit limits.
 pub fn verify_file_with(path: &Path, options: &VerifyOptions) -> Result<Report, VerifyError> {
-    let bytes = std::fs::read(path).map_err(|source| VerifyError::Io {
+    stream_part(path, options).map_err(|source| VerifyError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    Ok(verify_bytes_with(&part_name(path), &bytes, options))
+    })
 }
 
 /// Verifies a single `.mcap` file, or every `*.mcap` part of a bag directory (in part order).
@@ -139,15 +154,16 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         bag.parts.push(verify_file_with(path, options)?);
         return Ok(bag);
     }
-    let mut parts = Vec::new();
-    for entry in std::fs::read_dir(path).map_err(io_err)? {
-        let entry = entry.map_err(io_err)?;
-        let part_path = entry.path();
-        if part_path.extension().is_some_and(|ext| ext == "mcap") {
-            parts.push(part_path);
-        }
-    }
-    parts.sort_by_cached_key(|p| part_sort_key(&part_name(p)));
+    // The reader's rule for what the parts are (every `*.mcap` entry, symbolic links followed),
+    // so that a bag the reader reads is the bag verify checks.
+    let parts: Vec<PathBuf> = discover_parts(path)
+        .map_err(|e| match e {
+            crate::BagError::Io { source, .. } => io_err(source),
+            other => io_err(std::io::Error::other(other.detail())),
+        })?
+        .into_iter()
+        .map(|name| path.join(name))
+        .collect();
     if parts.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
@@ -160,10 +176,8 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         });
     }
     for part_path in parts {
-        match std::fs::read(&part_path) {
-            Ok(bytes) => bag
-                .parts
-                .push(verify_bytes_with(&part_name(&part_path), &bytes, options)),
+        match stream_part(&part_path, options) {
+            Ok(report) => bag.parts.push(report),
             Err(err) => bag.findings.push(Finding {
                 severity: Severity::Error,
                 part: part_name(&part_path),
@@ -177,6 +191,14 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     }
     index::check_index(path, &mut bag);
     Ok(bag)
+}
+
+/// Opens a part (if it is, or links to, a regular file) and checks it in one streaming pass.
+fn stream_part(path: &Path, options: &VerifyOptions) -> std::io::Result<Report> {
+    let file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    let mut input = std::io::BufReader::with_capacity(1 << 20, file);
+    Ok(check::check(&part_name(path), &mut input, len, options))
 }
 
 fn part_name(path: &Path) -> String {

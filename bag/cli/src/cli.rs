@@ -5,6 +5,7 @@ mod export;
 mod format;
 mod info;
 mod live_command;
+mod loss;
 mod play;
 mod progress;
 mod record;

@@ -3,17 +3,21 @@
 //!
 //! Everything the data section defines or contains is recorded as the walk goes; summary records
 //! come after DataEnd, so each is checked against a complete picture of the data section the
-//! moment it is parsed. Memory is proportional to the input: the file itself, one decompressed
-//! chunk at a time (its size checked before allocating), and small per-record bookkeeping.
+//! moment it is parsed. The walk reads the file in order, one record at a time, so memory is one
+//! record (at most the record limit), one decompressed chunk (its size checked before
+//! allocating), and small per-record bookkeeping; never the file. The CRCs of the data section
+//! and of the summary are computed as the walk passes over their bytes.
 
 use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
 
 use super::VerifyOptions;
 
 mod summary;
 use super::decompress::{ChunkDecoder, MAX_EXPANSION_RATIO};
 use super::parse::{
-    self, FieldError, FramingError, MAGIC, MessageHeader, RawRecord, Records, op, record_name,
+    self, FieldError, FramingError, MAGIC, MessageHeader, RECORD_PREFIX_LEN, RawRecord, Records,
+    op, record_name,
 };
 use super::report::{ChannelSummary, Finding, Report, Severity, TimeRange};
 
@@ -152,7 +156,16 @@ impl Sink {
 }
 
 struct Checker<'a> {
-    bytes: &'a [u8],
+    /// Length of the file being checked.
+    file_len: u64,
+    /// CRC of the bytes read so far in the data section (what DataEnd's CRC covers).
+    data_crc: crc32fast::Hasher,
+    /// CRC of the records read so far after DataEnd (what the Footer's summary CRC covers).
+    summary_crc: crc32fast::Hasher,
+    /// False once a record of the data section was skipped unread: its CRC cannot be checked.
+    data_crc_complete: bool,
+    /// False once a summary record was skipped unread.
+    summary_crc_complete: bool,
     options: &'a VerifyOptions,
     sink: Sink,
     section: Section,
@@ -197,10 +210,19 @@ struct Checker<'a> {
 
 const NO_CHANNEL: u32 = u32::MAX;
 
-/// Verifies one part held in memory.
-pub(crate) fn check(part: &str, bytes: &[u8], options: &VerifyOptions) -> Report {
+/// Verifies one part read from `input`, `file_len` bytes long, in one pass.
+pub(crate) fn check<R: Read + Seek>(
+    part: &str,
+    input: &mut R,
+    file_len: u64,
+    options: &VerifyOptions,
+) -> Report {
     let mut checker = Checker {
-        bytes,
+        file_len,
+        data_crc: crc32fast::Hasher::new(),
+        summary_crc: crc32fast::Hasher::new(),
+        data_crc_complete: true,
+        summary_crc_complete: true,
         options,
         sink: Sink {
             part: part.to_owned(),
@@ -246,7 +268,7 @@ pub(crate) fn check(part: &str, bytes: &[u8], options: &VerifyOptions) -> Report
         profile: None,
         library: None,
     };
-    checker.run();
+    checker.run(input);
     checker.into_report()
 }
 
@@ -296,10 +318,12 @@ impl<'a> Checker<'a> {
         self.error(loc, record_name(opcode), expected, found);
     }
 
-    fn run(&mut self) {
-        let bytes = self.bytes;
-        let len = bytes.len() as u64;
-        if bytes.is_empty() {
+    /// One pass over the file, in order: each record is read into one reused buffer, checked,
+    /// and dropped, so memory is bounded by the largest record (at most the record limit), not
+    /// by the file.
+    fn run<R: Read + Seek>(&mut self, input: &mut R) {
+        let len = self.file_len;
+        if len == 0 {
             self.error(
                 Loc::file(0),
                 "file",
@@ -308,8 +332,14 @@ impl<'a> Checker<'a> {
             );
             return;
         }
-        if bytes.get(..MAGIC.len()) != Some(MAGIC.as_slice()) {
-            let head = bytes.get(..MAGIC.len()).unwrap_or(bytes);
+        let magic_len = MAGIC.len() as u64;
+        let mut head = [0u8; MAGIC.len()];
+        let head_len = usize::try_from(len.min(magic_len)).unwrap_or(MAGIC.len());
+        let head = head.get_mut(..head_len).unwrap_or_default();
+        if let Err(err) = read_at(input, 0, head) {
+            return self.read_failed(0, err);
+        }
+        if head != MAGIC.as_slice() {
             self.error(
                 Loc::file(0),
                 "file",
@@ -319,47 +349,106 @@ impl<'a> Checker<'a> {
             return;
         }
         // With the end magic present, records run up to it; without (a torn part), to the end.
-        let tail_magic = len >= 2 * MAGIC.len() as u64
-            && bytes.get(bytes.len() - MAGIC.len()..) == Some(MAGIC.as_slice());
-        let records_end = if tail_magic {
-            bytes.len() - MAGIC.len()
-        } else {
-            bytes.len()
-        };
+        let tail_start = len.saturating_sub(magic_len);
+        let mut tail = [0u8; MAGIC.len()];
+        let tail = tail.get_mut(..head_len).unwrap_or_default();
+        if let Err(err) = read_at(input, tail_start, tail) {
+            return self.read_failed(tail_start, err);
+        }
+        let tail_magic = len >= 2 * magic_len && tail == MAGIC.as_slice();
+        let records_end = if tail_magic { tail_start } else { len };
         if !tail_magic {
-            let tail_start = bytes.len().saturating_sub(MAGIC.len());
-            let tail = bytes.get(tail_start..).unwrap_or_default();
             self.error(
-                Loc::file(tail_start as u64),
+                Loc::file(tail_start),
                 "file",
                 format!("MCAP magic {} at the end of the file", bytes_hex(MAGIC)),
                 format!("{} (truncated or unfinished part?)", bytes_hex(tail)),
             );
         }
-        let region = bytes.get(MAGIC.len()..records_end).unwrap_or_default();
-        let mut records = Records::new(region, MAGIC.len() as u64);
+        if let Err(err) = input.seek(SeekFrom::Start(magic_len)) {
+            return self.read_failed(magic_len, err);
+        }
+        self.data_crc.update(MAGIC);
+        let mut pos = magic_len;
+        let mut body = Vec::new();
         let mut stopped_at = None;
-        for record in records.by_ref() {
-            match record {
-                Ok(record) => {
-                    self.record(record);
-                    if self.footer_end.is_some() {
-                        break;
-                    }
+        while pos < records_end {
+            let available = records_end - pos;
+            let mut prefix = [0u8; RECORD_PREFIX_LEN];
+            if available < RECORD_PREFIX_LEN as u64 {
+                self.framing_error(
+                    FramingError::TruncatedPrefix {
+                        offset: pos,
+                        available,
+                    },
+                    None,
+                    "file",
+                );
+                stopped_at = Some(pos);
+                break;
+            }
+            if let Err(err) = input.read_exact(&mut prefix) {
+                self.read_failed(pos, err);
+                stopped_at = Some(pos);
+                break;
+            }
+            let [opcode, len_bytes @ ..] = prefix;
+            let claimed = u64::from_le_bytes(len_bytes);
+            let after_prefix = available - RECORD_PREFIX_LEN as u64;
+            if claimed > after_prefix {
+                let err = FramingError::LengthBeyondEnd {
+                    opcode,
+                    offset: pos,
+                    claimed,
+                    available: after_prefix,
+                };
+                self.framing_error(err, None, "file");
+                stopped_at = Some(pos);
+                break;
+            }
+            let in_data = self.section == Section::Data;
+            let body_len = usize::try_from(claimed)
+                .ok()
+                .filter(|_| claimed <= self.options.max_record_bytes);
+            let Some(body_len) = body_len else {
+                if let Err(err) = self.skip_record(input, pos, opcode, claimed) {
+                    self.read_failed(pos, err);
+                    stopped_at = Some(pos);
+                    break;
                 }
-                Err(err) => {
-                    self.framing_error(err, None, "file");
-                    stopped_at = Some(match err {
-                        FramingError::TruncatedPrefix { offset, .. }
-                        | FramingError::LengthBeyondEnd { offset, .. } => offset,
-                    });
-                }
+                pos += RECORD_PREFIX_LEN as u64 + claimed;
+                continue;
+            };
+            body.clear();
+            body.resize(body_len, 0);
+            if let Err(err) = input.read_exact(&mut body) {
+                self.read_failed(pos, err);
+                stopped_at = Some(pos);
+                break;
+            }
+            self.record(RawRecord {
+                opcode,
+                offset: pos,
+                body: &body,
+            });
+            // Everything before DataEnd is covered by its CRC; DataEnd itself by neither CRC;
+            // what follows it by the Footer's.
+            if in_data && self.section == Section::Data {
+                self.data_crc.update(&prefix);
+                self.data_crc.update(&body);
+            } else if !in_data {
+                self.summary_crc.update(&prefix);
+                self.summary_crc.update(&body);
+            }
+            pos += RECORD_PREFIX_LEN as u64 + claimed;
+            if self.footer_end.is_some() {
+                break;
             }
         }
-        let walked_to = MAGIC.len() as u64 + records.position() as u64;
+        let walked_to = pos;
         if self.records_seen == 0 {
             self.error(
-                Loc::file(MAGIC.len() as u64),
+                Loc::file(magic_len),
                 "Header",
                 "a Header as the first record",
                 "no records",
@@ -367,12 +456,12 @@ impl<'a> Checker<'a> {
         }
         self.close_open_chunk();
         match self.footer_end {
-            Some(footer_end) if footer_end < records_end as u64 => {
+            Some(footer_end) if footer_end < records_end => {
                 self.error(
                     Loc::file(footer_end),
                     "file",
                     "the end magic right after the Footer",
-                    format!("{} more bytes", records_end as u64 - footer_end),
+                    format!("{} more bytes", records_end - footer_end),
                 );
             }
             Some(_) => self.finished = tail_magic,
@@ -395,6 +484,50 @@ impl<'a> Checker<'a> {
             }
         }
         self.finish_checks();
+    }
+
+    /// A record longer than the record limit: reported and skipped unread.
+    fn skip_record<R: Read + Seek>(
+        &mut self,
+        input: &mut R,
+        pos: u64,
+        opcode: u8,
+        claimed: u64,
+    ) -> std::io::Result<()> {
+        self.records_seen += 1;
+        if opcode != op::MESSAGE_INDEX {
+            self.close_open_chunk();
+        }
+        self.error(
+            Loc::file(pos),
+            record_name(opcode),
+            format!(
+                "a record of at most {} bytes (the verify limit; contents not checked)",
+                self.options.max_record_bytes
+            ),
+            format!("{claimed} bytes"),
+        );
+        // Not read, so the CRC that covers it cannot be checked: the finding above says why
+        // (reading a sparse file's terabyte claim to compute a CRC would be a hang).
+        if self.section == Section::Data {
+            self.data_crc_complete = false;
+        } else {
+            self.summary_crc_complete = false;
+        }
+        input.seek(SeekFrom::Current(
+            i64::try_from(claimed).unwrap_or(i64::MAX),
+        ))?;
+        Ok(())
+    }
+
+    /// The file could not be read at `offset` (an I/O error, or it shrank while being read).
+    fn read_failed(&mut self, offset: u64, err: std::io::Error) {
+        self.error(
+            Loc::file(offset),
+            "file",
+            "bytes that can be read",
+            format!("read error: {err}"),
+        );
     }
 
     fn framing_error(&mut self, err: FramingError, chunk: Option<u64>, container: &'static str) {
@@ -430,7 +563,7 @@ impl<'a> Checker<'a> {
         self.error(loc, record, expected, found);
     }
 
-    fn record(&mut self, rec: RawRecord<'a>) {
+    fn record(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let first = self.records_seen == 0;
         self.records_seen += 1;
@@ -494,7 +627,7 @@ impl<'a> Checker<'a> {
 
     // ---- data section ----------------------------------------------------------------------
 
-    fn data_record(&mut self, rec: RawRecord<'a>) {
+    fn data_record(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         match rec.opcode {
             op::SCHEMA | op::CHANNEL | op::MESSAGE => self.chunkable_record(rec, loc, None),
@@ -644,7 +777,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn chunk(&mut self, rec: RawRecord<'a>) {
+    fn chunk(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let chunk = match parse::Chunk::parse(rec.body) {
             Ok(chunk) => chunk,
@@ -880,7 +1013,7 @@ impl<'a> Checker<'a> {
         );
     }
 
-    fn message_index(&mut self, rec: RawRecord<'a>) {
+    fn message_index(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let index = match parse::MessageIndex::parse(rec.body) {
             Ok(index) => index,
@@ -975,7 +1108,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn attachment(&mut self, rec: RawRecord<'a>) {
+    fn attachment(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let attachment = match parse::Attachment::parse(rec.body) {
             Ok(attachment) => attachment,
@@ -1006,7 +1139,7 @@ impl<'a> Checker<'a> {
         });
     }
 
-    fn metadata_record(&mut self, rec: RawRecord<'a>) {
+    fn metadata_record(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let metadata = match parse::Metadata::parse(rec.body) {
             Ok(metadata) => metadata,
@@ -1021,7 +1154,7 @@ impl<'a> Checker<'a> {
         });
     }
 
-    fn data_end(&mut self, rec: RawRecord<'a>) {
+    fn data_end(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         if self.section != Section::Data {
             return self.error(
@@ -1045,12 +1178,8 @@ impl<'a> Checker<'a> {
                 format!("{}", rec.body.len()),
             );
         }
-        if data_end.data_section_crc != 0 {
-            let covered = usize::try_from(rec.offset)
-                .ok()
-                .and_then(|end| self.bytes.get(..end))
-                .unwrap_or_default();
-            let crc = crc32fast::hash(covered);
+        if data_end.data_section_crc != 0 && self.data_crc_complete {
+            let crc = self.data_crc.clone().finalize();
             if crc != data_end.data_section_crc {
                 self.error(
                     loc,
@@ -1084,7 +1213,7 @@ impl Checker<'_> {
         findings.sort_by_key(|f| (f.offset, f.offset_in_chunk));
         Report {
             part: self.sink.part,
-            size_bytes: self.bytes.len() as u64,
+            size_bytes: self.file_len,
             findings,
             error_count: self.sink.errors,
             warning_count: self.sink.warnings,
@@ -1133,6 +1262,12 @@ impl ChunkScan {
         }
         self.last_log_time = Some(message.log_time);
     }
+}
+
+/// Fills `buf` from `offset`.
+fn read_at<R: Read + Seek>(input: &mut R, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    input.seek(SeekFrom::Start(offset))?;
+    input.read_exact(buf)
 }
 
 fn id_list(ids: &[u16]) -> String {
@@ -1237,7 +1372,13 @@ mod tests {
     }
 
     fn check_default(bytes: &[u8]) -> Report {
-        check("t.mcap", bytes, &VerifyOptions::default())
+        let mut input = std::io::Cursor::new(bytes);
+        check(
+            "t.mcap",
+            &mut input,
+            bytes.len() as u64,
+            &VerifyOptions::default(),
+        )
     }
 
     #[test]

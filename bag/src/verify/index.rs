@@ -130,6 +130,21 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
         }
     }
 
+    // Loss the recorder counted is loss, however sound the bytes are: verify says so.
+    if let Some(dropped) = metadata
+        .redline
+        .as_ref()
+        .map(|r| r.dropped_messages)
+        .filter(|d| *d > 0)
+    {
+        findings.push(finding(
+            Severity::Error,
+            "dropped_messages",
+            "no messages dropped before they reached the recording".into(),
+            format!("{dropped} dropped, as the recorder counted them"),
+        ));
+    }
+
     let total: u64 = bag.parts.iter().map(|p| p.message_count).sum();
     let all_complete = bag.parts.iter().all(|p| p.finished);
     if info.message_count != total && all_complete {

@@ -101,11 +101,6 @@ impl<'a> Records<'a> {
             failed: false,
         }
     }
-
-    /// Position of the next record within `buf`.
-    pub fn position(&self) -> usize {
-        self.pos
-    }
 }
 
 impl<'a> Iterator for Records<'a> {

@@ -11,6 +11,7 @@ use decode::{Plan, Scalar, SchemaSource};
 use serde_json::{Map, Value, json};
 
 use super::format::utc;
+use super::loss::report_loss;
 use super::{Outcome, Range};
 
 pub fn run(path: &Path, range: &Range, as_json: bool) -> anyhow::Result<Outcome> {
@@ -65,32 +66,15 @@ pub fn run(path: &Path, range: &Range, as_json: bool) -> anyhow::Result<Outcome>
         };
         if let Err(e) = writeln!(out, "{line}") {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
-                return Ok(Outcome::Clean); // `bag cat | head`
+                // `bag cat | head`: the reader stopped, not the recording; loss still counts.
+                drop(out);
+                return Ok(report_loss(&reader, cursor.issues()));
             }
             return Err(e).context("writing to stdout");
         }
     }
     out.flush().ok();
-    let damaged = !cursor.issues().is_empty()
-        || reader
-            .parts()
-            .iter()
-            .any(|p| !matches!(p.status, bag::PartStatus::Complete));
-    for issue in cursor.issues() {
-        eprintln!("warning: {issue}");
-    }
-    for part in reader
-        .parts()
-        .iter()
-        .filter(|p| !matches!(p.status, bag::PartStatus::Complete))
-    {
-        eprintln!("warning: {} is {}", part.name, part.status.label());
-    }
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Clean
-    })
+    Ok(report_loss(&reader, cursor.issues()))
 }
 
 fn compile(channel: &ChannelInfo) -> Result<Plan, String> {

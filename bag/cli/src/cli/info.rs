@@ -67,8 +67,8 @@ impl Report {
             gaps.push(format!(
                 "This recording has gaps: {dropped} messages ({:.2}% of {} published) never \
                  reached it, so a topic that goes quiet may have been dropped rather than silent.",
-                share(dropped, dropped + total),
-                dropped + total
+                share(dropped, u128::from(dropped) + u128::from(total)),
+                u128::from(dropped) + u128::from(total)
             ));
         }
         for part in reader.parts() {
@@ -76,8 +76,16 @@ impl Report {
                 PartStatus::Complete => {}
                 PartStatus::Torn { damage } => gaps.push(format!(
                     "{} is torn (its writer did not finish): {} messages recovered up to byte {}; \
-                     anything after that is lost. `bag reindex` makes it whole.",
-                    part.name, part.message_count, damage.offset
+                     anything after that is lost.{}",
+                    part.name,
+                    part.message_count,
+                    damage.offset,
+                    // reindex works on directories only: no hint it would refuse.
+                    if reader.kind() == RecordingKind::McapFile {
+                        ""
+                    } else {
+                        " `bag reindex` makes it whole."
+                    }
                 )),
                 PartStatus::Missing => gaps.push(format!(
                     "{} is listed in metadata.yaml but missing on disk: its messages are lost.",
@@ -137,13 +145,16 @@ impl Report {
             }
         );
         match reader.dropped_messages() {
-            Some(d) => println!("dropped:     {d} ({:.2}%)", share(d, d + total)),
+            Some(d) => println!(
+                "dropped:     {d} ({:.2}%)",
+                share(d, u128::from(d) + u128::from(total))
+            ),
             None => println!("dropped:     unknown (no Redline index)"),
         }
         match reader.unstamped_messages() {
             Some(u) => println!(
                 "unstamped:   {u} ({:.2}% have a synthesized publish time)",
-                share(u, total)
+                share(u, u128::from(total))
             ),
             None => println!("unstamped:   unknown (no Redline index)"),
         }
@@ -257,7 +268,9 @@ impl Report {
     }
 }
 
-fn share(part: u64, whole: u64) -> f64 {
+/// `part` as a percentage of `whole`; `whole` is wide enough for a sum of two counts, so
+/// counts near `u64::MAX` (a hostile or damaged index) cannot wrap.
+fn share(part: u64, whole: u128) -> f64 {
     if whole == 0 {
         0.0
     } else {

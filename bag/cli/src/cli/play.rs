@@ -11,6 +11,7 @@ use clap::Args;
 
 use super::Outcome;
 use super::live_command::{self, stop_on_ctrl_c};
+use super::loss::report_loss;
 use super::progress::Status;
 
 #[derive(Debug, Args)]
@@ -159,7 +160,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
             }
         }
         if issues.is_empty() {
-            issues.extend(cursor.issues().iter().map(|i| i.to_string()));
+            issues.extend(cursor.issues().iter().cloned());
         }
         if !args.looping || stop.load(Ordering::SeqCst) {
             break;
@@ -171,12 +172,6 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
         eprintln!("warning: {e}");
     }
     println!("published {published} messages");
-    for issue in &issues {
-        eprintln!("warning: {issue}");
-    }
-    Ok(if issues.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Damaged
-    })
+    // A torn, partial or lossy recording plays what it has, and says what it lacks.
+    Ok(report_loss(&reader, &issues))
 }

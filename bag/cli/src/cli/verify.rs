@@ -35,8 +35,14 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
         if report.is_valid() {
             eprintln!("{}: valid", report.path);
         } else {
+            // The first error as the reason, on the same line: the one line a script keeps.
+            let first = report
+                .findings()
+                .find(|f| f.severity == bag::verify::Severity::Error)
+                .map(|f| format!("; first: {f}"))
+                .unwrap_or_default();
             eprintln!(
-                "{}: {} errors, {} warnings",
+                "{}: {} errors, {} warnings{first}",
                 report.path,
                 report.error_count(),
                 report.warning_count()

@@ -3,11 +3,11 @@
 
 use std::collections::HashSet;
 
-use super::super::parse::{self, RECORD_PREFIX_LEN, RawRecord, op, record_name};
+use super::super::parse::{self, RawRecord, op, record_name};
 use super::{Checker, Group, Loc, Section, channel_difference, id_list, quoted, schema_difference};
 
 impl<'a> Checker<'a> {
-    pub(super) fn summary_record(&mut self, rec: RawRecord<'a>) {
+    pub(super) fn summary_record(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         if rec.opcode == op::SUMMARY_OFFSET {
             self.section = Section::SummaryOffsets;
@@ -71,7 +71,7 @@ impl<'a> Checker<'a> {
         });
     }
 
-    fn summary_schema(&mut self, rec: RawRecord<'a>) {
+    fn summary_schema(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let schema = match parse::Schema::parse(rec.body) {
             Ok(schema) => schema,
@@ -116,7 +116,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn summary_channel(&mut self, rec: RawRecord<'a>) {
+    fn summary_channel(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let channel = match parse::Channel::parse(rec.body) {
             Ok(channel) => channel,
@@ -143,7 +143,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn chunk_index(&mut self, rec: RawRecord<'a>) {
+    fn chunk_index(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let index = match parse::ChunkIndex::parse(rec.body) {
             Ok(index) => index,
@@ -269,7 +269,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn attachment_index(&mut self, rec: RawRecord<'a>) {
+    fn attachment_index(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let index = match parse::AttachmentIndex::parse(rec.body) {
             Ok(index) => index,
@@ -327,7 +327,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn metadata_index(&mut self, rec: RawRecord<'a>) {
+    fn metadata_index(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         let index = match parse::MetadataIndex::parse(rec.body) {
             Ok(index) => index,
@@ -373,7 +373,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn statistics(&mut self, rec: RawRecord<'a>) {
+    fn statistics(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         if self.statistics_at.is_some() {
             // Only the first is checked against the data section: each check walks every
@@ -498,7 +498,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    pub(super) fn footer(&mut self, rec: RawRecord<'a>) {
+    pub(super) fn footer(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
         self.footer_end = Some(rec.offset + rec.total_len());
         if self.section == Section::Data {
@@ -534,15 +534,13 @@ impl<'a> Checker<'a> {
                 format!("{}", footer.summary_offset_start),
             );
         }
-        if footer.summary_crc != 0
-            && let Some((_, data_end)) = self.data_end
-        {
-            let covered = usize::try_from(data_end)
-                .ok()
-                .zip(usize::try_from(rec.offset + RECORD_PREFIX_LEN as u64 + 16).ok())
-                .and_then(|(from, to)| self.bytes.get(from..to))
-                .unwrap_or_default();
-            let crc = crc32fast::hash(covered);
+        if footer.summary_crc != 0 && self.data_end.is_some() && self.summary_crc_complete {
+            // The summary records read since DataEnd, then this Footer up to its CRC field.
+            let mut covered = self.summary_crc.clone();
+            covered.update(&[rec.opcode]);
+            covered.update(&(rec.body.len() as u64).to_le_bytes());
+            covered.update(rec.body.get(..16).unwrap_or(rec.body));
+            let crc = covered.finalize();
             if crc != footer.summary_crc {
                 self.error(
                     loc,

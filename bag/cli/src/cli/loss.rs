@@ -1,0 +1,22 @@
+//! One rule for every command that reads a recording: exit 3 whenever it has known loss or
+//! damage, with one line per reason on stderr.
+
+use bag::{BagReader, ReadIssue};
+
+use super::Outcome;
+
+/// Prints each known loss of the recording and each part that stopped early while reading, one
+/// line each on stderr, and says whether there were any: the exit code of every command that
+/// reads messages (`cat`, `play`).
+pub fn report_loss(reader: &BagReader, issues: &[ReadIssue]) -> Outcome {
+    let mut lines = reader.known_loss();
+    lines.extend(issues.iter().map(|i| i.to_string()));
+    for line in &lines {
+        eprintln!("warning: {line}");
+    }
+    if lines.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Damaged
+    }
+}

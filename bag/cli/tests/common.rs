@@ -1,0 +1,169 @@
+//! Shared helpers for the CLI tests that feed `bag` hostile input: run the binary as a child
+//! process with a time limit and an address-space limit, and build small recordings.
+//!
+//! Pulled into each test file with `mod common;` (as foxglove/mcap's `tests/common.rs` is).
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bag::{BagWriter, ChannelSpec, Compression, WriteOptions};
+
+/// How long a read subcommand may take on a small input before it counts as a hang.
+pub const TIME_LIMIT: Duration = Duration::from_secs(20);
+
+/// The address space a read subcommand may use on a small input: far below what any hostile
+/// input here claims (GiBs), well above what the binary needs to start (about 50 MB).
+pub const MEMORY_LIMIT_BYTES: u64 = 400 * 1024 * 1024;
+
+/// How a child `bag` ended.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code, when it exited (not killed by a signal, not timed out).
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did (an abort on a failed allocation is SIGABRT).
+    pub signal: Option<i32>,
+    /// True when it was still running at the time limit and was killed.
+    pub timed_out: bool,
+    /// Everything it wrote to stdout.
+    pub stdout: String,
+    /// Everything it wrote to stderr.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Panics with the whole story unless it exited by itself, without a panic, with `code`.
+    pub fn assert_code(&self, code: i32, what: &str) {
+        self.assert_sane(what);
+        assert_eq!(self.code, Some(code), "{what}: exit code\n{self:#?}");
+    }
+
+    /// Panics unless it exited by itself (no hang, no signal) without a panic message.
+    pub fn assert_sane(&self, what: &str) {
+        assert!(
+            !self.timed_out,
+            "{what}: still running after the time limit\n{self:#?}"
+        );
+        assert_eq!(self.signal, None, "{what}: killed by a signal\n{self:#?}");
+        assert!(
+            !self.stderr.contains("panicked"),
+            "{what}: panicked\n{self:#?}"
+        );
+        assert!(
+            !self.stderr.contains("memory allocation of"),
+            "{what}: a failed allocation\n{self:#?}"
+        );
+    }
+}
+
+/// Runs `bag args...` with stdin closed, under `prlimit --as=memory_limit_bytes`, killing it
+/// at `time_limit`.
+pub fn bag_limited<S: AsRef<OsStr>>(
+    args: &[S],
+    time_limit: Duration,
+    memory_limit_bytes: u64,
+) -> Run {
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={memory_limit_bytes}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_bag"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("prlimit (util-linux) runs: the hostile-input tests need it");
+    let pipe = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut r) = r {
+                r.read_to_end(&mut text).ok();
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = pipe(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = pipe(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for bag") {
+            break status;
+        }
+        if started.elapsed() > time_limit {
+            timed_out = true;
+            // prlimit execs bag in place: this pid is bag's.
+            child.kill().ok();
+            break child.wait().expect("waiting for bag after killing it");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    Run {
+        code: if timed_out { None } else { status.code() },
+        signal: if timed_out { None } else { status.signal() },
+        timed_out,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+/// [`bag_limited`] with [`TIME_LIMIT`] and [`MEMORY_LIMIT_BYTES`].
+pub fn bag<S: AsRef<OsStr>>(args: &[S]) -> Run {
+    bag_limited(args, TIME_LIMIT, MEMORY_LIMIT_BYTES)
+}
+
+/// Log time of the first message of [`small_bag`].
+pub const T0_NS: u64 = 1_764_676_800_000_000_000;
+
+/// A bag of `parts` parts, each of 10 JSON messages 0.1 s apart on `car/speed`, the recorder's
+/// drop count set to `dropped`.
+pub fn small_bag(dir: &Path, parts: u64, dropped: u64) {
+    let options = WriteOptions::new()
+        .compression(Compression::Zstd)
+        .part_max_duration_ns(Some(1_000_000_000));
+    let mut w = BagWriter::create(dir, options).expect("create bag");
+    let ch = w.add_channel(ChannelSpec {
+        topic: "car/speed".into(),
+        message_encoding: "json".into(),
+        schema: None,
+        metadata: Default::default(),
+    });
+    for i in 0..parts * 10 {
+        let t = T0_NS + i * 100_000_000;
+        let payload = format!("{{\"kph\": {i}}}");
+        w.write(ch, t, Some(t), payload.as_bytes()).expect("write");
+    }
+    w.add_dropped(dropped);
+    w.close().expect("close");
+}
+
+/// Makes a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {path:?}");
+}
+
+/// The parts of a bag directory, sorted by name.
+pub fn part_paths(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut parts: Vec<_> = std::fs::read_dir(dir)
+        .expect("list bag")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .collect();
+    parts.sort();
+    parts
+}

@@ -1,0 +1,64 @@
+//! Issue 24 item 18: hints and figures that tell the truth. No "`bag reindex` makes it whole"
+//! for a single file (reindex refuses files); counts near `u64::MAX` in an index do not wrap
+//! into nonsense percentages (or an overflow panic).
+
+mod common;
+
+use common::{bag, part_paths, small_bag};
+
+#[test]
+fn a_torn_single_file_gets_no_reindex_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    small_bag(&dir, 1, 0);
+    let part = part_paths(&dir).pop().unwrap();
+    let bytes = std::fs::read(&part).unwrap();
+    let file = tmp.path().join("torn.mcap");
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+
+    for command in ["info", "cat"] {
+        let run = bag(&[command.as_ref(), file.as_os_str()]);
+        run.assert_code(3, command);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(said.contains("torn"), "{command}: {run:#?}");
+        assert!(!said.contains("reindex"), "{command}: {run:#?}");
+    }
+    // The same torn part in a bag directory, where reindex works, keeps the hint.
+    std::fs::write(&part, &bytes[..bytes.len() / 2]).unwrap();
+    let info = bag(&["info".as_ref(), dir.as_os_str()]);
+    assert!(
+        info.stdout.contains("`bag reindex` makes it whole"),
+        "{info:#?}"
+    );
+}
+
+#[test]
+fn a_drop_count_near_u64_max_gives_a_sane_percentage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    small_bag(&dir, 1, 1);
+    let mut m = bag::Metadata::load(&dir.join("metadata.yaml")).unwrap();
+    m.redline.as_mut().unwrap().dropped_messages = u64::MAX;
+    m.store_atomically(&dir).unwrap();
+
+    let info = bag(&["info".as_ref(), dir.as_os_str()]);
+    info.assert_code(3, "info");
+    assert!(
+        info.stdout
+            .contains(&format!("dropped:     {} (100.00%)", u64::MAX)),
+        "{info:#?}"
+    );
+    // u64::MAX dropped plus 10 recorded, exactly.
+    assert!(
+        info.stdout.contains("18446744073709551625 published"),
+        "{info:#?}"
+    );
+    for command in ["cat", "verify"] {
+        let run = bag(&[command.as_ref(), dir.as_os_str()]);
+        run.assert_code(3, command);
+        assert!(
+            run.stderr.contains(&u64::MAX.to_string()),
+            "{command}: {run:#?}"
+        );
+    }
+}
