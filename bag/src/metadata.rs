@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,51 @@ pub struct Metadata {
     /// What MCAP has no slot for. Absent in bags written by other tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redline: Option<RedlineSection>,
+    /// Part names the file listed that are not plain file names inside the bag (`../x.mcap`,
+    /// `/abs/x.mcap`): taken out of every list above by [`Metadata::parse`], so that no reader
+    /// or repair ever opens them, and kept here to be reported as damage. Never written.
+    #[serde(skip)]
+    pub refused_part_names: Vec<RefusedPartName>,
+}
+
+/// A part name in `metadata.yaml` that would lead outside the bag directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedPartName {
+    /// The list it was in (`relative_file_paths`, `files`, `redline.parts`).
+    pub field: &'static str,
+    /// The name as written.
+    pub name: String,
+    /// Why it is not a plain file name.
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for RefusedPartName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "metadata.yaml lists part {:?} in {}, which is {}: refused, nothing outside the bag is read",
+            self.name, self.field, self.why
+        )
+    }
+}
+
+/// Whether `name` is a plain file name that stays inside the bag directory when joined to it:
+/// not empty, not `.` or `..`, no separators, not absolute. `Err` says what it is instead.
+pub fn check_part_name(name: &str) -> std::result::Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("empty");
+    }
+    if name.contains(['/', '\\']) {
+        return Err("a path, not a file name");
+    }
+    if name.contains('\0') {
+        return Err("a name with a NUL byte");
+    }
+    let mut components = Path::new(name).components();
+    match (components.next(), components.next()) {
+        (Some(Component::Normal(n)), None) if n == name => Ok(()),
+        _ => Err("not a plain file name"),
+    }
 }
 
 /// rosbag2's `rosbag2_bagfile_information`.
@@ -195,8 +240,38 @@ impl Metadata {
     }
 
     /// Parses the text of a `metadata.yaml`.
+    ///
+    /// Part names that are not plain file names inside the bag are taken out of the lists and
+    /// kept in [`Metadata::refused_part_names`].
     pub fn parse(text: &str) -> std::result::Result<Self, String> {
-        serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
+        let mut m: Self = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
+        m.refuse_unsafe_part_names();
+        Ok(m)
+    }
+
+    /// Moves every part name that would lead outside the bag into `refused_part_names`.
+    fn refuse_unsafe_part_names(&mut self) {
+        let refused = &mut self.refused_part_names;
+        let mut keep = |field: &'static str, name: &str| match check_part_name(name) {
+            Ok(()) => true,
+            Err(why) => {
+                if !refused.iter().any(|r| r.name == name) {
+                    refused.push(RefusedPartName {
+                        field,
+                        name: name.to_string(),
+                        why,
+                    });
+                }
+                false
+            }
+        };
+        let info = &mut self.rosbag2_bagfile_information;
+        info.relative_file_paths
+            .retain(|n| keep("relative_file_paths", n));
+        info.files.retain(|f| keep("files", &f.path));
+        if let Some(r) = &mut self.redline {
+            r.parts.retain(|p| keep("redline.parts", &p.path));
+        }
     }
 
     /// The YAML text.
@@ -346,5 +421,36 @@ mod tests {
         let text = m.to_yaml();
         assert!(text.contains("state: torn"), "{text}");
         assert_eq!(Metadata::parse(&text).expect("parses"), m);
+    }
+
+    #[test]
+    fn part_names_that_leave_the_bag_are_taken_out_and_kept_as_refused() {
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../x.mcap",
+            "/abs/x.mcap",
+            "a/b.mcap",
+            "a\\b.mcap",
+        ] {
+            assert!(check_part_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["b_0.mcap", "..x.mcap", "x..mcap", "a b.mcap"] {
+            assert_eq!(check_part_name(good), Ok(()), "{good:?}");
+        }
+        let text = "rosbag2_bagfile_information:\n  relative_file_paths:\n  - a.mcap\n  - ../x.mcap\n  files:\n  - path: ../x.mcap\n  - path: /etc/y.mcap\n";
+        let m = Metadata::parse(text).expect("parses");
+        assert_eq!(
+            m.rosbag2_bagfile_information.relative_file_paths,
+            ["a.mcap"]
+        );
+        assert!(m.rosbag2_bagfile_information.files.is_empty());
+        let refused: Vec<&str> = m
+            .refused_part_names
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect();
+        assert_eq!(refused, ["../x.mcap", "/etc/y.mcap"]);
     }
 }

@@ -48,6 +48,12 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
         _ => None,
     };
     let mut report = ReindexReport::default();
+    // Names that lead outside the bag were never opened; the new index leaves them out.
+    for refused in previous.iter().flat_map(|m| &m.refused_part_names) {
+        report
+            .skipped
+            .push((refused.name.clone(), refused.to_string()));
+    }
     let mut records = Vec::new();
     let mut topics = TopicCounts::default();
 
@@ -107,6 +113,7 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
             parts: records,
             source: old.source,
         }),
+        refused_part_names: Vec::new(),
     };
     metadata.store_atomically(dir)?;
     report.metadata = metadata;

@@ -543,6 +543,7 @@ impl BagWriter {
                 parts,
                 source: self.options.source.clone(),
             }),
+            refused_part_names: Vec::new(),
         }
     }
 

@@ -62,6 +62,9 @@ impl Report {
             })
             .collect();
         let mut gaps = Vec::new();
+        for refused in reader.metadata().iter().flat_map(|m| &m.refused_part_names) {
+            gaps.push(refused.to_string());
+        }
         let total = reader.message_count();
         if let Some(dropped) = reader.dropped_messages().filter(|d| *d > 0) {
             gaps.push(format!(
