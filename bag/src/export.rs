@@ -24,8 +24,9 @@ pub struct ExportOptions {
 pub struct ExportReport {
     /// The new bag.
     pub summary: BagSummary,
-    /// Drops the source recorded, carried into the export's index.
-    pub carried_dropped: u64,
+    /// Drops the source recorded, carried into the export's index; `None` when the source's
+    /// drop count is unknown, and the export's index then says unknown too.
+    pub carried_dropped: Option<u64>,
     /// Source parts that were not complete (torn, missing, garbage): the export can only hold
     /// what they yielded.
     pub damaged_source_parts: Vec<String>,
@@ -62,9 +63,17 @@ pub fn export(
             .chunk_max_age(None)
             .source(record),
     )?;
-    let carried_dropped = source.dropped_messages().unwrap_or(0);
-    writer.add_dropped(carried_dropped);
-    let count_unstamped = source.unstamped_messages().unwrap_or(0) > 0;
+    // Unknown stays unknown: a 0 here would call a recording of unknown loss complete.
+    let carried_dropped = source.dropped_messages();
+    match carried_dropped {
+        Some(dropped) => writer.add_dropped(dropped),
+        None => writer.mark_drop_count_unknown()?,
+    }
+    let source_unstamped = source.unstamped_messages();
+    if source_unstamped.is_none() {
+        writer.mark_unstamped_count_unknown()?;
+    }
+    let count_unstamped = source_unstamped.unwrap_or(0) > 0;
     let kept_topics: Option<&BTreeSet<String>> = filter.topics.as_ref();
     for a in source.advertised_never_published() {
         if kept_topics.is_none_or(|t| t.contains(&a.topic)) {

@@ -164,10 +164,15 @@ pub struct FileInformation {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RedlineSection {
-    /// Messages that never reached the recording (queue overflow, capture eviction).
-    pub dropped_messages: u64,
-    /// Messages that arrived without a publisher timestamp (publish_time = log_time).
-    pub unstamped_messages: u64,
+    /// Messages that never reached the recording (queue overflow, capture eviction); `None`
+    /// when nobody knows (a bag reindexed without a readable count, an export of such a bag).
+    /// Written as `null`, never left out: an older reader that finds `null` where it expects a
+    /// number calls the whole index unreadable, hence the count unknown, where a missing field
+    /// would have read as 0.
+    pub dropped_messages: Option<u64>,
+    /// Messages that arrived without a publisher timestamp (publish_time = log_time); `None`
+    /// when unknown, written as `null` for the same reason.
+    pub unstamped_messages: Option<u64>,
     /// Topics advertised during the recording that never published a message.
     pub advertised_never_published: Vec<Advertised>,
     /// Per part: state, count, time range.
@@ -274,6 +279,46 @@ impl Metadata {
         }
     }
 
+    /// What can still be read of our section from the text of a `metadata.yaml` that does not
+    /// parse: the whole section if only another part of the file is broken, else field by
+    /// field, else (the text is not even YAML) `dropped_messages: N` and
+    /// `unstamped_messages: N` lines. `None` when there is no trace of our section. Counts
+    /// that cannot be read stay `None` (unknown), never 0; part names that leave the bag are
+    /// left out.
+    pub fn salvage(text: &str) -> Option<RedlineSection> {
+        use serde_yaml_ng::Value;
+        let Ok(document) = serde_yaml_ng::from_str::<Value>(text) else {
+            return salvage_lines(text);
+        };
+        let section = document.get("redline")?;
+        let mut redline = match serde_yaml_ng::from_value::<RedlineSection>(section.clone()) {
+            Ok(r) => r,
+            Err(_) => {
+                // Each field that still reads; the rest stays unknown or empty.
+                RedlineSection {
+                    dropped_messages: field(section, "dropped_messages"),
+                    unstamped_messages: field(section, "unstamped_messages"),
+                    advertised_never_published: field(section, "advertised_never_published")
+                        .unwrap_or_default(),
+                    parts: field(section, "parts").unwrap_or_default(),
+                    source: field(section, "source"),
+                }
+            }
+        };
+        redline.parts.retain(|p| check_part_name(&p.path).is_ok());
+        Some(redline)
+    }
+
+    /// Reads `path` (a regular file, never a FIFO or device) and [salvages](Self::salvage) it.
+    pub fn salvage_file(path: &Path) -> Result<Option<RedlineSection>> {
+        let meta = fs::metadata(path).map_err(|e| BagError::io("opening", path, e))?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let bytes = fs::read(path).map_err(|e| BagError::io("reading", path, e))?;
+        Ok(Self::salvage(&String::from_utf8_lossy(&bytes)))
+    }
+
     /// The YAML text.
     pub fn to_yaml(&self) -> String {
         // Serializing plain structs of strings and integers cannot fail.
@@ -285,8 +330,13 @@ impl Metadata {
     pub fn store_atomically(&self, dir: &Path) -> Result<()> {
         let final_path = dir.join(METADATA_FILE);
         let tmp_path: PathBuf = dir.join(format!(".{METADATA_FILE}.tmp"));
-        let mut file =
-            fs::File::create(&tmp_path).map_err(|e| BagError::io("creating", &tmp_path, e))?;
+        // Created new, so that a planted symlink of that name is never followed out of the bag.
+        let _ = fs::remove_file(&tmp_path);
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp_path)
+            .map_err(|e| BagError::io("creating", &tmp_path, e))?;
         file.write_all(self.to_yaml().as_bytes())
             .and_then(|()| file.sync_all())
             .map_err(|e| BagError::io("writing", &tmp_path, e))?;
@@ -294,6 +344,27 @@ impl Metadata {
         fs::rename(&tmp_path, &final_path).map_err(|e| BagError::io("renaming", &tmp_path, e))?;
         sync_dir(dir)
     }
+}
+
+/// Field `name` of a YAML mapping, if it is there and reads as a `T`.
+fn field<T: serde::de::DeserializeOwned>(mapping: &serde_yaml_ng::Value, name: &str) -> Option<T> {
+    serde_yaml_ng::from_value(mapping.get(name)?.clone()).ok()
+}
+
+/// [`Metadata::salvage`] for text that is not YAML: the two counts, from lines of their own.
+fn salvage_lines(text: &str) -> Option<RedlineSection> {
+    let count = |key: &str| {
+        text.lines()
+            .filter_map(|l| l.trim().strip_prefix(key)?.trim().parse::<u64>().ok())
+            .next_back()
+    };
+    let dropped_messages = count("dropped_messages:");
+    let unstamped_messages = count("unstamped_messages:");
+    (dropped_messages.is_some() || unstamped_messages.is_some()).then(|| RedlineSection {
+        dropped_messages,
+        unstamped_messages,
+        ..RedlineSection::default()
+    })
 }
 
 /// Message counts by topic, type and serialization format, as rosbag2 lists topics.
@@ -403,8 +474,8 @@ mod tests {
         let mut m = Metadata::default();
         m.rosbag2_bagfile_information.version = METADATA_VERSION;
         m.redline = Some(RedlineSection {
-            dropped_messages: 3,
-            unstamped_messages: 4,
+            dropped_messages: Some(3),
+            unstamped_messages: None,
             advertised_never_published: vec![Advertised {
                 topic: "car/horn".into(),
                 schema: "EngineRpm".into(),
@@ -420,6 +491,7 @@ mod tests {
         });
         let text = m.to_yaml();
         assert!(text.contains("state: torn"), "{text}");
+        assert!(text.contains("unstamped_messages: null"), "{text}");
         assert_eq!(Metadata::parse(&text).expect("parses"), m);
     }
 

@@ -2,13 +2,14 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::BufWriter;
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
 use crate::error::{BagError, Result};
 use crate::format::{Compression, MessageHeader};
 use crate::metadata::{
-    BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, TopicCounts, sync_dir,
+    BagfileInformation, METADATA_FILE, Metadata, PartRecord, PartState, RedlineSection,
+    TopicCounts, sync_dir,
 };
 use crate::part::{PartInfo, PartStatus};
 use crate::part_writer::PartWriter;
@@ -22,17 +23,43 @@ pub struct ReindexReport {
     pub repaired: Vec<(String, u64, PathBuf)>,
     /// Parts left out of the new index, with why (missing, garbage).
     pub skipped: Vec<(String, String)>,
-    /// Whether an earlier index supplied the drop, unstamped and advertisement records.
+    /// Whether an earlier index supplied the drop, unstamped and advertisement records
+    /// (intact, or salvaged from a damaged one).
     pub kept_from_previous_index: bool,
+    /// What the index it replaced was.
+    pub previous_index: PreviousIndex,
+    /// Where the index it replaced is kept (`metadata.yaml.bak-N`), if there was one.
+    pub index_backup: Option<PathBuf>,
     /// The new index.
     pub metadata: Metadata,
+}
+
+/// The index a [`reindex`] found before it rebuilt it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PreviousIndex {
+    /// There was no `metadata.yaml`.
+    #[default]
+    Absent,
+    /// Ours, read whole.
+    Redline,
+    /// Another tool's (rosbag2), read whole; it has no drop or unstamped counts.
+    Foreign,
+    /// It did not parse; `salvaged` says whether any of our section could still be read.
+    Damaged {
+        /// Why it did not parse.
+        error: String,
+        /// Whether counts or lists of our section were recovered from it.
+        salvaged: bool,
+    },
 }
 
 /// Rebuilds `dir/metadata.yaml` from the parts on disk.
 ///
 /// Keeps `dropped_messages`, `unstamped_messages` and `advertised_never_published` from an
 /// existing index (resetting drops to zero would claim a lossy recording is complete), less the
-/// advertised topics whose messages the parts hold. Each torn
+/// advertised topics whose messages the parts hold; from a damaged index, what can be salvaged
+/// ([`Metadata::salvage`]); without either, the counts are unknown (`null`), never 0. The old
+/// index is kept beside the new one as `metadata.yaml.bak-N` (the first N not taken). Each torn
 /// part is rewritten beside itself as a complete MCAP with summary and indexes, re-read and
 /// checked, then swapped in atomically; the original is kept as `NAME.mcap.torn`.
 pub fn reindex(dir: &Path) -> Result<ReindexReport> {
@@ -43,13 +70,29 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
         });
     }
     let reader = BagReader::open(dir)?;
-    let previous = match reader.index() {
-        IndexState::Present(m) => Some(m.as_ref().clone()),
-        _ => None,
-    };
     let mut report = ReindexReport::default();
+    let mut old = match reader.index() {
+        IndexState::Present(m) => {
+            report.previous_index = if m.redline.is_some() {
+                PreviousIndex::Redline
+            } else {
+                PreviousIndex::Foreign
+            };
+            m.redline.clone()
+        }
+        IndexState::Absent => None,
+        IndexState::Unreadable(error) => {
+            let salvaged = Metadata::salvage_file(&dir.join(METADATA_FILE))?;
+            report.previous_index = PreviousIndex::Damaged {
+                error: error.clone(),
+                salvaged: salvaged.is_some(),
+            };
+            salvaged
+        }
+    };
     // Names that lead outside the bag were never opened; the new index leaves them out.
-    for refused in previous.iter().flat_map(|m| &m.refused_part_names) {
+    let refused_names = reader.metadata().map(|m| m.refused_part_names.as_slice());
+    for refused in refused_names.unwrap_or_default() {
         report
             .skipped
             .push((refused.name.clone(), refused.to_string()));
@@ -98,9 +141,13 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     for channel in reader.channels() {
         topics.add(&channel.spec, channel.message_count);
     }
-    let old = previous.as_ref().and_then(|m| m.redline.clone());
     report.kept_from_previous_index = old.is_some();
-    let mut old = old.unwrap_or_default();
+    // Without an earlier record nobody knows what was dropped: unknown, not 0.
+    let mut old = old.take().unwrap_or(RedlineSection {
+        dropped_messages: None,
+        unstamped_messages: None,
+        ..RedlineSection::default()
+    });
     // The old index was written while recording: a topic it lists may have published since.
     old.advertised_never_published
         .retain(|a| !topics.published(&a.topic));
@@ -115,9 +162,54 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
         }),
         refused_part_names: Vec::new(),
     };
+    report.index_backup = keep_old_index(dir)?;
     metadata.store_atomically(dir)?;
     report.metadata = metadata;
     Ok(report)
+}
+
+/// Keeps `dir/metadata.yaml` (if any) as `metadata.yaml.bak-N`, the first N not taken, so that
+/// no index is ever replaced without a copy, and no earlier copy is overwritten.
+fn keep_old_index(dir: &Path) -> Result<Option<PathBuf>> {
+    let index = dir.join(METADATA_FILE);
+    match fs::symlink_metadata(&index) {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(BagError::io("opening", &index, e)),
+    }
+    keep_beside(&index, |n| dir.join(format!("{METADATA_FILE}.bak-{n}"))).map(Some)
+}
+
+/// Keeps `original` under the first of `name(1)`, `name(2)`, ... that does not exist yet: a hard
+/// link where the file system has them, else a copy. Never follows or replaces what is there.
+fn keep_beside(original: &Path, name: impl Fn(u32) -> PathBuf) -> Result<PathBuf> {
+    for n in 1..=u32::MAX {
+        let target = name(n);
+        match fs::hard_link(original, &target) {
+            Ok(()) => return Ok(target),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => {}
+        }
+        // No hard links here (some file systems): copy into a file created new.
+        let mut out = match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(BagError::io("creating", &target, e)),
+        };
+        let mut input =
+            fs::File::open(original).map_err(|e| BagError::io("opening", original, e))?;
+        io::copy(&mut input, &mut out)
+            .and_then(|_| out.sync_all())
+            .map_err(|e| BagError::io("writing", &target, e))?;
+        return Ok(target);
+    }
+    Err(BagError::InvalidArgument(format!(
+        "no free name to keep {original:?} under"
+    )))
 }
 
 /// Chunk size of a repaired part, before compression.
@@ -131,7 +223,13 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
         .iter()
         .find_map(|c| c.parse::<Compression>().ok())
         .unwrap_or_default();
-    let file = fs::File::create(&tmp).map_err(|e| BagError::io("creating", &tmp, e))?;
+    // Created new, so that a planted symlink of that name is never followed out of the bag.
+    let _ = fs::remove_file(&tmp);
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| BagError::io("creating", &tmp, e))?;
     let written = |e| BagError::io("writing", &tmp, e);
     let mut writer = PartWriter::new(
         BufWriter::new(file),
@@ -204,10 +302,11 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
             status: check.status.label(),
         });
     }
-    let backup = part.path.with_extension("mcap.torn");
-    fs::hard_link(&part.path, &backup)
-        .or_else(|_| fs::copy(&part.path, &backup).map(|_| ()))
-        .map_err(|e| BagError::io("backing up", &part.path, e))?;
+    // An earlier repair's backup (`.torn`) is never overwritten: the next one is `.torn-2`.
+    let backup = keep_beside(&part.path, |n| match n {
+        1 => part.path.with_extension("mcap.torn"),
+        n => part.path.with_extension(format!("mcap.torn-{n}")),
+    })?;
     fs::rename(&tmp, &part.path).map_err(|e| BagError::io("replacing", &part.path, e))?;
     if let Some(dir) = part.path.parent() {
         sync_dir(dir)?;

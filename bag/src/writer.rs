@@ -118,6 +118,9 @@ pub struct BagSummary {
     pub message_count: u64,
     /// Messages counted as dropped.
     pub dropped_messages: u64,
+    /// Whether `dropped_messages` is the whole count; `false` after
+    /// [`BagWriter::mark_drop_count_unknown`], and the index then says `null`.
+    pub drop_count_known: bool,
     /// Messages written without a publisher timestamp.
     pub unstamped_messages: u64,
     /// Advertised topics that never published.
@@ -150,6 +153,8 @@ pub struct BagWriter {
     finished_parts: Vec<PartRecord>,
     dropped_messages: u64,
     unstamped_messages: u64,
+    drop_count_known: bool,
+    unstamped_count_known: bool,
     advertised: BTreeSet<Advertised>,
     /// Drop, unstamped and advertisement counts as the index on disk last recorded them.
     indexed_counters: (u64, u64, usize),
@@ -191,6 +196,8 @@ impl BagWriter {
             finished_parts: Vec::new(),
             dropped_messages: 0,
             unstamped_messages: 0,
+            drop_count_known: true,
+            unstamped_count_known: true,
             advertised: BTreeSet::new(),
             indexed_counters: (0, 0, 0),
             last_index_store: None,
@@ -295,6 +302,28 @@ impl BagWriter {
         self.dropped_messages += n;
     }
 
+    /// Says that messages may have been lost without being counted (as when copying a bag whose
+    /// drop count is unknown): the index then records the drop count as unknown (`null`) rather
+    /// than a number that would understate the loss. Cannot be undone. Stores the index at once,
+    /// so that a writer killed right after does not leave a count that claims to be whole.
+    pub fn mark_drop_count_unknown(&mut self) -> Result<()> {
+        if !self.drop_count_known {
+            return Ok(());
+        }
+        self.drop_count_known = false;
+        self.store_metadata()
+    }
+
+    /// Says that some messages' publish times may be synthesized without being counted (as when
+    /// copying a bag whose unstamped count is unknown): the index records `null`, stored at once.
+    pub fn mark_unstamped_count_unknown(&mut self) -> Result<()> {
+        if !self.unstamped_count_known {
+            return Ok(());
+        }
+        self.unstamped_count_known = false;
+        self.store_metadata()
+    }
+
     /// Counts `n` messages that were written elsewhere without a publisher timestamp (used when
     /// copying a bag whose index already counted them).
     pub fn add_unstamped(&mut self, n: u64) {
@@ -363,6 +392,7 @@ impl BagWriter {
             parts: self.finished_parts.clone(),
             message_count: self.channels.iter().map(|c| c.message_count).sum(),
             dropped_messages: self.dropped_messages,
+            drop_count_known: self.drop_count_known,
             unstamped_messages: self.unstamped_messages,
             advertised_never_published: self.advertised_never_published(),
         }
@@ -537,8 +567,10 @@ impl BagWriter {
         Metadata {
             rosbag2_bagfile_information: info,
             redline: Some(RedlineSection {
-                dropped_messages: self.dropped_messages,
-                unstamped_messages: self.unstamped_messages,
+                dropped_messages: self.drop_count_known.then_some(self.dropped_messages),
+                unstamped_messages: self
+                    .unstamped_count_known
+                    .then_some(self.unstamped_messages),
                 advertised_never_published: self.advertised_never_published(),
                 parts,
                 source: self.options.source.clone(),

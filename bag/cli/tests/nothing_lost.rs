@@ -150,3 +150,118 @@ fn part_names_that_leave_the_bag_are_refused_and_nothing_outside_is_touched() {
     let new_index = index_text(&dir);
     assert!(!new_index.contains("- ../outside.mcap\n"), "{new_index}");
 }
+
+/// The redline section of the index in `dir`, as parsed.
+fn redline(dir: &Path) -> bag::metadata::RedlineSection {
+    Metadata::parse(&index_text(dir))
+        .unwrap()
+        .redline
+        .expect("our section")
+}
+
+// Item 2: an index that does not parse is damage; what can be read of it is salvaged, and
+// reindex keeps the old one beside the new one.
+#[test]
+fn a_damaged_index_is_reported_salvaged_and_kept_by_reindex() {
+    let breakages: [(&str, fn(&str) -> String); 2] = [
+        ("a value of the wrong type", |t| {
+            t.replacen("version: 8", "version: 8x", 1)
+        }),
+        ("broken YAML", |t| {
+            t.replacen(
+                "rosbag2_bagfile_information:",
+                "rosbag2_bagfile_information: {",
+                1,
+            )
+        }),
+    ];
+    for (what, break_it) in breakages {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("drive");
+        drive(&dir, 1234);
+        let damaged = break_it(&index_text(&dir));
+        assert!(Metadata::parse(&damaged).is_err(), "{what}");
+        std::fs::write(dir.join(METADATA_FILE), &damaged).unwrap();
+
+        let info = bag(&["info", dir.to_str().unwrap()]);
+        assert_eq!(info.status.code(), Some(3), "{what}: {}", all_output(&info));
+        let stderr = text(&info.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{what}: one line: {stderr}");
+        assert!(stderr.contains(METADATA_FILE), "{what}: {stderr}");
+        assert!(
+            text(&info.stdout).contains("dropped:     1234"),
+            "{what}: the count is salvaged: {}",
+            all_output(&info)
+        );
+
+        let reindex = bag(&["reindex", dir.to_str().unwrap()]);
+        assert_eq!(
+            reindex.status.code(),
+            Some(3),
+            "{what}: {}",
+            all_output(&reindex)
+        );
+        assert!(
+            !all_output(&reindex).contains("there was no readable index"),
+            "{what}: {}",
+            all_output(&reindex)
+        );
+        let backup = dir.join(format!("{METADATA_FILE}.bak-1"));
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), damaged, "{what}");
+        assert_eq!(redline(&dir).dropped_messages, Some(1234), "{what}");
+
+        // A second reindex keeps the first backup and adds one.
+        let first_rebuild = index_text(&dir);
+        let again = bag(&["reindex", dir.to_str().unwrap()]);
+        assert_eq!(again.status.code(), Some(3), "{}", all_output(&again));
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), damaged, "{what}");
+        let second = dir.join(format!("{METADATA_FILE}.bak-2"));
+        assert_eq!(
+            std::fs::read_to_string(second).unwrap(),
+            first_rebuild,
+            "{what}"
+        );
+        assert_eq!(redline(&dir).dropped_messages, Some(1234), "{what}");
+    }
+}
+
+// Item 4: a drop count nobody knows stays unknown through export and reindex.
+#[test]
+fn an_unknown_drop_count_stays_unknown_through_export_and_reindex() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    // A single .mcap file has no drop count.
+    let single = dir.join("drive_0.mcap");
+    let out = tmp.path().join("cut");
+    let export = bag(&[
+        "export",
+        single.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(export.status.success(), "{}", all_output(&export));
+    assert!(
+        index_text(&out).contains("dropped_messages: null"),
+        "{}",
+        index_text(&out)
+    );
+    assert_eq!(redline(&out).dropped_messages, None);
+    assert_eq!(bag::BagReader::open(&out).unwrap().dropped_messages(), None);
+    let info = bag(&["info", out.to_str().unwrap()]);
+    assert!(
+        text(&info.stdout).contains("dropped:     unknown"),
+        "{}",
+        all_output(&info)
+    );
+
+    // Reindex of that export, and of a bag whose index is gone: still unknown.
+    let reindex = bag(&["reindex", out.to_str().unwrap()]);
+    assert!(reindex.status.code().is_some(), "{}", all_output(&reindex));
+    assert_eq!(redline(&out).dropped_messages, None);
+    std::fs::remove_file(dir.join(METADATA_FILE)).unwrap();
+    let reindex = bag(&["reindex", dir.to_str().unwrap()]);
+    assert_eq!(reindex.status.code(), Some(3), "{}", all_output(&reindex));
+    assert_eq!(redline(&dir).dropped_messages, None);
+    assert!(!index_text(&dir).contains("dropped_messages: 0"));
+}

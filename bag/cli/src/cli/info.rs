@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bag::{BagReader, PartStatus, RecordingKind};
+use bag::metadata::{METADATA_FILE, Metadata, RedlineSection};
+use bag::{BagReader, IndexState, PartStatus, RecordingKind};
 use serde_json::json;
 
 use super::Outcome;
@@ -12,11 +13,19 @@ use super::format::{bytes, seconds, utc};
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
     let reader = BagReader::open(path)?;
-    let report = Report::of(&reader);
+    let report = Report::of(&reader)?;
     if as_json {
         println!("{}", report.json(&reader));
     } else {
         report.print(&reader);
+    }
+    // The one-line reason for exit 3; the full list is in the output above.
+    if let Some(first) = report.gaps.first() {
+        let more = match report.gaps.len() {
+            1 => String::new(),
+            n => format!(" (and {} more warnings)", n - 1),
+        };
+        eprintln!("bag info: {first}{more}");
     }
     Ok(if report.damaged {
         Outcome::Damaged
@@ -38,10 +47,12 @@ struct Report {
     topics: Vec<TopicRow>,
     damaged: bool,
     gaps: Vec<String>,
+    /// What could be read of a damaged index's counts (`None` when the index is not damaged).
+    salvaged: Option<RedlineSection>,
 }
 
 impl Report {
-    fn of(reader: &BagReader) -> Self {
+    fn of(reader: &BagReader) -> anyhow::Result<Self> {
         let (start_ns, end_ns) = reader.time_range_ns().unwrap_or((0, 0));
         let mut per_topic: BTreeMap<(String, String, String), u64> = BTreeMap::new();
         for c in reader.channels() {
@@ -62,11 +73,27 @@ impl Report {
             })
             .collect();
         let mut gaps = Vec::new();
+        let mut salvaged = None;
+        if let IndexState::Unreadable(error) = reader.index() {
+            gaps.push(format!(
+                "{METADATA_FILE} is damaged ({error}); parts were found on disk, and what could be \
+                 read of its counts is shown"
+            ));
+            let index = reader.path().join(METADATA_FILE);
+            salvaged = Some(Metadata::salvage_file(&index)?.unwrap_or(RedlineSection {
+                dropped_messages: None,
+                unstamped_messages: None,
+                ..RedlineSection::default()
+            }));
+        }
         for refused in reader.metadata().iter().flat_map(|m| &m.refused_part_names) {
             gaps.push(refused.to_string());
         }
         let total = reader.message_count();
-        if let Some(dropped) = reader.dropped_messages().filter(|d| *d > 0) {
+        let dropped = reader
+            .dropped_messages()
+            .or(salvaged.as_ref().and_then(|s| s.dropped_messages));
+        if let Some(dropped) = dropped.filter(|d| *d > 0) {
             gaps.push(format!(
                 "This recording has gaps: {dropped} messages ({:.2}% of {} published) never \
                  reached it, so a topic that goes quiet may have been dropped rather than silent.",
@@ -93,12 +120,38 @@ impl Report {
             }
         }
         let damaged = !gaps.is_empty();
-        Report {
+        Ok(Report {
             start_ns,
             end_ns,
             topics,
             damaged,
             gaps,
+            salvaged,
+        })
+    }
+
+    /// Drops: from the index, or salvaged from a damaged one.
+    fn dropped(&self, reader: &BagReader) -> Option<u64> {
+        reader
+            .dropped_messages()
+            .or(self.salvaged.as_ref().and_then(|s| s.dropped_messages))
+    }
+
+    /// Unstamped messages: from the index, or salvaged from a damaged one.
+    fn unstamped(&self, reader: &BagReader) -> Option<u64> {
+        reader
+            .unstamped_messages()
+            .or(self.salvaged.as_ref().and_then(|s| s.unstamped_messages))
+    }
+
+    /// Why a count is unknown.
+    fn unknown_because(&self, reader: &BagReader) -> &'static str {
+        if self.salvaged.is_some() {
+            "unknown (not readable in the damaged index)"
+        } else if reader.metadata().and_then(|m| m.redline.as_ref()).is_some() {
+            "unknown (the index says so)"
+        } else {
+            "unknown (no Redline index)"
         }
     }
 
@@ -139,16 +192,21 @@ impl Report {
                 compression.join(", ")
             }
         );
-        match reader.dropped_messages() {
-            Some(d) => println!("dropped:     {d} ({:.2}%)", share(d, d + total)),
-            None => println!("dropped:     unknown (no Redline index)"),
+        let from = if self.salvaged.is_some() {
+            ", salvaged from the damaged index"
+        } else {
+            ""
+        };
+        match self.dropped(reader) {
+            Some(d) => println!("dropped:     {d} ({:.2}%{from})", share(d, d + total)),
+            None => println!("dropped:     {}", self.unknown_because(reader)),
         }
-        match reader.unstamped_messages() {
+        match self.unstamped(reader) {
             Some(u) => println!(
-                "unstamped:   {u} ({:.2}% have a synthesized publish time)",
+                "unstamped:   {u} ({:.2}% have a synthesized publish time{from})",
                 share(u, total)
             ),
-            None => println!("unstamped:   unknown (no Redline index)"),
+            None => println!("unstamped:   {}", self.unknown_because(reader)),
         }
         println!("parts:");
         for p in reader.parts() {
@@ -218,8 +276,13 @@ impl Report {
             "duration_ns": self.duration_ns(),
             "message_count": total,
             "size_bytes": reader.parts().iter().map(|p| p.size_bytes).sum::<u64>(),
-            "dropped_messages": reader.dropped_messages(),
-            "unstamped_messages": reader.unstamped_messages(),
+            "dropped_messages": self.dropped(reader),
+            "unstamped_messages": self.unstamped(reader),
+            "index": match reader.index() {
+                IndexState::Present(_) => "present",
+                IndexState::Absent => "absent",
+                IndexState::Unreadable(_) => "damaged",
+            },
             "advertised_never_published": reader.advertised_never_published().iter()
                 .map(|a| json!({"topic": a.topic, "schema": a.schema})).collect::<Vec<_>>(),
             "parts": reader.parts().iter().map(|p| json!({
