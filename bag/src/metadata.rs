@@ -32,6 +32,10 @@ pub struct Metadata {
     /// or repair ever opens them, and kept here to be reported as damage. Never written.
     #[serde(skip)]
     pub refused_part_names: Vec<RefusedPartName>,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// A part name in `metadata.yaml` that would lead outside the bag directory.
@@ -103,6 +107,10 @@ pub struct BagfileInformation {
     /// The ROS distribution, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ros_distro: Option<String>,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// A duration in nanoseconds.
@@ -127,6 +135,10 @@ pub struct TopicWithCount {
     pub topic_metadata: TopicMetadata,
     /// Messages on the topic in all parts.
     pub message_count: u64,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// rosbag2's description of a topic.
@@ -144,6 +156,10 @@ pub struct TopicMetadata {
     pub offered_qos_profiles: serde_yaml_ng::Value,
     /// rosbag2's type description hash; empty for ours.
     pub type_description_hash: String,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// One part in rosbag2's `files` list.
@@ -158,6 +174,10 @@ pub struct FileInformation {
     pub duration: Duration,
     /// Messages in the part.
     pub message_count: u64,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// Our own section: what the parts cannot say about themselves.
@@ -180,6 +200,10 @@ pub struct RedlineSection {
     /// Set on bags made from another bag (`bag export`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRecord>,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// A topic seen advertised (liveliness) with its schema.
@@ -302,6 +326,7 @@ impl Metadata {
                         .unwrap_or_default(),
                     parts: field(section, "parts").unwrap_or_default(),
                     source: field(section, "source"),
+                    other_fields: BTreeMap::new(),
                 }
             }
         };
@@ -417,8 +442,10 @@ impl BagfileInformation {
                         serialization_format: encoding,
                         offered_qos_profiles: serde_yaml_ng::Value::String(String::new()),
                         type_description_hash: String::new(),
+                        other_fields: BTreeMap::new(),
                     },
                     message_count: count,
+                    other_fields: BTreeMap::new(),
                 })
                 .collect(),
             compression_format: String::new(),
@@ -435,10 +462,77 @@ impl BagfileInformation {
                         nanoseconds: p.end_ns.saturating_sub(p.start_ns),
                     },
                     message_count: p.message_count,
+                    other_fields: BTreeMap::new(),
                 })
                 .collect(),
             custom_data: None,
             ros_distro: None,
+            other_fields: BTreeMap::new(),
+        }
+    }
+}
+
+impl BagfileInformation {
+    /// Takes from `old` (the index this one replaces) every field a rebuild from the parts does
+    /// not own: the version (never lowered, so a version 9 list of QoS profiles stays readable),
+    /// compression, `custom_data`, `ros_distro`, unknown fields, and per topic its QoS profiles,
+    /// type hash and unknown fields. Topics `old` lists that the parts do not hold stay listed,
+    /// with 0 messages. Counts, times and the part lists are this one's.
+    pub(crate) fn keep_fields_of(&mut self, old: &BagfileInformation) {
+        self.version = self.version.max(old.version);
+        if !old.compression_format.is_empty() || !old.compression_mode.is_empty() {
+            self.compression_format = old.compression_format.clone();
+            self.compression_mode = old.compression_mode.clone();
+        }
+        self.custom_data = old.custom_data.clone();
+        self.ros_distro = old.ros_distro.clone();
+        self.other_fields = old.other_fields.clone();
+        let same = |a: &TopicMetadata, b: &TopicMetadata| {
+            a.name == b.name
+                && a.type_name == b.type_name
+                && a.serialization_format == b.serialization_format
+        };
+        for topic in &mut self.topics_with_message_count {
+            let new = &topic.topic_metadata;
+            let Some(found) = old
+                .topics_with_message_count
+                .iter()
+                .find(|o| same(&o.topic_metadata, new))
+                .or_else(|| {
+                    old.topics_with_message_count
+                        .iter()
+                        .find(|o| o.topic_metadata.name == new.name)
+                })
+            else {
+                continue;
+            };
+            let message_count = topic.message_count;
+            let (name, type_name, serialization_format) = (
+                new.name.clone(),
+                new.type_name.clone(),
+                new.serialization_format.clone(),
+            );
+            *topic = found.clone();
+            topic.message_count = message_count;
+            topic.topic_metadata.name = name;
+            topic.topic_metadata.type_name = type_name;
+            topic.topic_metadata.serialization_format = serialization_format;
+        }
+        for old_topic in &old.topics_with_message_count {
+            let listed = self
+                .topics_with_message_count
+                .iter()
+                .any(|t| t.topic_metadata.name == old_topic.topic_metadata.name);
+            if !listed {
+                let mut kept = old_topic.clone();
+                kept.message_count = 0;
+                self.topics_with_message_count.push(kept);
+            }
+        }
+        for file in &mut self.files {
+            if let Some(found) = old.files.iter().find(|o| o.path == file.path) {
+                file.other_fields = found.other_fields.clone();
+            }
         }
     }
 }
@@ -488,6 +582,7 @@ mod tests {
                 end_ns: 2,
             }],
             source: None,
+            other_fields: BTreeMap::new(),
         });
         let text = m.to_yaml();
         assert!(text.contains("state: torn"), "{text}");

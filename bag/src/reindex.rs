@@ -151,16 +151,26 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     // The old index was written while recording: a topic it lists may have published since.
     old.advertised_never_published
         .retain(|a| !topics.published(&a.topic));
+    let mut info = BagfileInformation::build(&records, topics);
+    let mut other_fields = Default::default();
+    if let Some(previous) = reader.metadata() {
+        // Fields of the old index that the parts cannot rebuild (QoS profiles, a newer
+        // version's keys) are kept, not reset.
+        info.keep_fields_of(&previous.rosbag2_bagfile_information);
+        other_fields = previous.other_fields.clone();
+    }
     let metadata = Metadata {
-        rosbag2_bagfile_information: BagfileInformation::build(&records, topics),
+        rosbag2_bagfile_information: info,
         redline: Some(RedlineSection {
             dropped_messages: old.dropped_messages,
             unstamped_messages: old.unstamped_messages,
             advertised_never_published: old.advertised_never_published,
             parts: records,
             source: old.source,
+            other_fields: old.other_fields,
         }),
         refused_part_names: Vec::new(),
+        other_fields,
     };
     report.index_backup = keep_old_index(dir)?;
     metadata.store_atomically(dir)?;

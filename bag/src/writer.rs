@@ -574,8 +574,10 @@ impl BagWriter {
                 advertised_never_published: self.advertised_never_published(),
                 parts,
                 source: self.options.source.clone(),
+                other_fields: Default::default(),
             }),
             refused_part_names: Vec::new(),
+            other_fields: Default::default(),
         }
     }
 

@@ -265,3 +265,74 @@ fn an_unknown_drop_count_stays_unknown_through_export_and_reindex() {
     assert_eq!(redline(&dir).dropped_messages, None);
     assert!(!index_text(&dir).contains("dropped_messages: 0"));
 }
+
+/// `dir` copied into `to` (files only, one level).
+fn copy_dir(dir: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+// Item 5: reindex of a rosbag2 directory keeps every field of the foreign index it does not own.
+#[test]
+fn reindex_of_a_rosbag2_directory_keeps_the_fields_it_does_not_own() {
+    let oracle = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/oracles/rosbag2/rosbag2_tests/resources/mcap")
+        .join("bag_with_topics_and_service_events");
+    assert!(oracle.is_dir(), "oracle at {oracle:?}");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rosbag");
+    copy_dir(&oracle, &dir);
+    // Fields this tool has never heard of, as a newer rosbag2 may write.
+    let original = index_text(&dir)
+        .replacen(
+            "  version: 8\n",
+            "  version: 8\n  future_field:\n    answer: 42\n",
+            1,
+        )
+        .replacen(
+            "        name: /test_topic1\n",
+            "        name: /test_topic1\n        future_topic_field: kept\n",
+            1,
+        );
+    std::fs::write(dir.join(METADATA_FILE), &original).unwrap();
+    let old: serde_yaml_ng::Value = serde_yaml_ng::from_str(&original).unwrap();
+
+    let reindex = bag(&["reindex", dir.to_str().unwrap()]);
+    assert!(
+        !all_output(&reindex).contains("no readable index")
+            && !all_output(&reindex).contains("there was no index"),
+        "{}",
+        all_output(&reindex)
+    );
+    assert_eq!(reindex.status.code(), Some(0), "{}", all_output(&reindex));
+    let new: serde_yaml_ng::Value = serde_yaml_ng::from_str(&index_text(&dir)).unwrap();
+    let (old, new) = (
+        &old["rosbag2_bagfile_information"],
+        &new["rosbag2_bagfile_information"],
+    );
+    for key in [
+        "version",
+        "future_field",
+        "ros_distro",
+        "custom_data",
+        "storage_identifier",
+    ] {
+        assert_eq!(new[key], old[key], "{key}");
+    }
+    let topics = |info: &serde_yaml_ng::Value| {
+        let mut t: Vec<serde_yaml_ng::Value> = info["topics_with_message_count"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|t| t["topic_metadata"].clone())
+            .collect();
+        t.sort_by_key(|t| t["name"].as_str().unwrap().to_string());
+        t
+    };
+    assert_eq!(topics(new), topics(old), "every topic with every field");
+    assert_eq!(new["message_count"], old["message_count"]);
+    assert_eq!(dir.join(format!("{METADATA_FILE}.bak-1")).exists(), true);
+}
