@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::filter::ReadFilter;
 use crate::format::Compression;
-use crate::metadata::SourceRecord;
+use crate::metadata::{LossKind, LossRecord, SourceRecord};
 use crate::reader::BagReader;
 use crate::writer::{BagSummary, BagWriter, WriteOptions};
 
@@ -56,6 +56,7 @@ pub fn export(
         end_ns: filter.end_ns.unwrap_or(last.saturating_add(1)),
         topics: filter.topics.iter().flatten().cloned().collect(),
     };
+    let range_end_ns = record.end_ns;
     let mut writer = BagWriter::create(
         out,
         WriteOptions::new()
@@ -91,13 +92,26 @@ pub fn export(
         if count_unstamped && m.publish_time_ns == m.log_time_ns {
             writer.add_unstamped(1);
         }
-        writer.write_message(
+        if let Err(error) = writer.write_message(
             channel,
             m.sequence,
             m.log_time_ns,
             m.publish_time_ns,
             m.data,
-        )?;
+        ) {
+            // The export is cut short (a full disk): its index must say which range it was
+            // meant to cover and did not. Best effort: the open part left in the index says the
+            // writer did not finish even when this cannot be stored.
+            let mut loss = LossRecord::new(
+                LossKind::ExportCutShort,
+                None,
+                format!("writing stopped: {}", error.detail()),
+            );
+            loss.start_ns = Some(m.log_time_ns);
+            loss.end_ns = Some(range_end_ns);
+            writer.record_loss(loss).ok();
+            return Err(error);
+        }
         written += 1;
         if written.is_multiple_of(10_000) {
             progress(written);

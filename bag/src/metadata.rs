@@ -200,6 +200,11 @@ pub struct RedlineSection {
     /// Set on bags made from another bag (`bag export`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRecord>,
+    /// What is known to be lost, and where: kept by every rebuild of the index, so that a
+    /// repaired bag still says what the repair could not bring back. Left out when empty
+    /// (older readers ignore it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loss: Vec<LossRecord>,
     /// Fields this version does not know, kept as found so that rewriting an index (reindex)
     /// never drops what a newer rosbag2 or Redline wrote.
     #[serde(flatten)]
@@ -242,6 +247,98 @@ pub struct PartRecord {
     pub start_ns: u64,
     /// Last log time, ns.
     pub end_ns: u64,
+}
+
+/// What kind of loss a [`LossRecord`] records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// A part the index listed is gone from the bag.
+    MissingPart,
+    /// A torn part was cut at its damage: the bytes from there to its end are not in the part
+    /// any more (the original is kept beside it as `.mcap.torn`).
+    TornTail,
+    /// A part is not readable MCAP and holds no messages that could be recovered.
+    UnreadablePart,
+    /// The index listed a part name that leads outside the bag; it was never read.
+    RefusedPartName,
+    /// An export stopped before it covered its source range.
+    ExportCutShort,
+}
+
+/// One loss, as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LossRecord {
+    /// What was lost.
+    pub kind: LossKind,
+    /// The part concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// Messages known to be lost (`None`: unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    /// First byte lost, in the part as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_byte: Option<u64>,
+    /// One past the last byte lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_byte: Option<u64>,
+    /// First log time of what is lost, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ns: Option<u64>,
+    /// End (exclusive) of the log times lost, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_ns: Option<u64>,
+    /// In words.
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl LossRecord {
+    /// A record of `kind` for `part`, with `detail`; the other fields unset.
+    pub fn new(kind: LossKind, part: Option<String>, detail: impl Into<String>) -> Self {
+        LossRecord {
+            kind,
+            part,
+            messages: None,
+            start_byte: None,
+            end_byte: None,
+            start_ns: None,
+            end_ns: None,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for LossRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            LossKind::MissingPart => "a listed part is gone",
+            LossKind::TornTail => "a torn part was cut",
+            LossKind::UnreadablePart => "a part is unreadable",
+            LossKind::RefusedPartName => "a part name was refused",
+            LossKind::ExportCutShort => "the export stopped short of its range",
+        };
+        write!(f, "recorded loss: {what}")?;
+        if let Some(part) = &self.part {
+            write!(f, " ({part})")?;
+        }
+        if let Some(n) = self.messages {
+            write!(f, ", {n} messages")?;
+        }
+        if let (Some(a), Some(b)) = (self.start_byte, self.end_byte) {
+            write!(f, ", bytes {a}..{b}")?;
+        }
+        match (self.start_ns, self.end_ns) {
+            (Some(a), Some(b)) => write!(f, ", log time {a}..{b} ns")?,
+            (Some(a), None) => write!(f, ", from log time {a} ns")?,
+            _ => {}
+        }
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+        }
+        Ok(())
+    }
 }
 
 /// Where an exported bag came from.
@@ -326,6 +423,7 @@ impl Metadata {
                         .unwrap_or_default(),
                     parts: field(section, "parts").unwrap_or_default(),
                     source: field(section, "source"),
+                    loss: field(section, "loss").unwrap_or_default(),
                     other_fields: BTreeMap::new(),
                 }
             }
@@ -582,6 +680,11 @@ mod tests {
                 end_ns: 2,
             }],
             source: None,
+            loss: vec![LossRecord::new(
+                LossKind::MissingPart,
+                Some("b_1.mcap".into()),
+                "",
+            )],
             other_fields: BTreeMap::new(),
         });
         let text = m.to_yaml();

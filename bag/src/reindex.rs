@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{BagError, Result};
 use crate::format::{Compression, MessageHeader};
 use crate::metadata::{
-    BagfileInformation, METADATA_FILE, Metadata, PartRecord, PartState, RedlineSection,
-    TopicCounts, sync_dir,
+    BagfileInformation, LossKind, LossRecord, METADATA_FILE, Metadata, PartRecord, PartState,
+    RedlineSection, TopicCounts, sync_dir,
 };
 use crate::part::{PartInfo, PartStatus};
 use crate::part_writer::PartWriter;
@@ -99,21 +99,66 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     }
     let mut records = Vec::new();
     let mut topics = TopicCounts::default();
+    // What this rebuild finds lost, added to what earlier ones recorded.
+    let mut loss = Vec::new();
+    for refused in refused_names.unwrap_or_default() {
+        loss.push(LossRecord::new(
+            LossKind::RefusedPartName,
+            Some(refused.name.clone()),
+            refused.why,
+        ));
+    }
+    let old_record = |name: &str| {
+        old.iter()
+            .flat_map(|o| &o.parts)
+            .find(|p| p.path == name)
+            .cloned()
+    };
 
     for part in reader.parts() {
         match &part.status {
             PartStatus::Missing => {
                 report.skipped.push((part.name.clone(), "missing".into()));
+                let mut record = LossRecord::new(
+                    LossKind::MissingPart,
+                    Some(part.name.clone()),
+                    "listed in the index, not on disk",
+                );
+                if let Some(listed) = old_record(&part.name) {
+                    record.messages = Some(listed.message_count);
+                    if listed.message_count > 0 {
+                        record.start_ns = Some(listed.start_ns);
+                        record.end_ns = Some(listed.end_ns.saturating_add(1));
+                    }
+                }
+                loss.push(record);
                 continue;
             }
             PartStatus::Garbage { what } => {
                 report
                     .skipped
                     .push((part.name.clone(), format!("garbage: {what}")));
+                let mut record =
+                    LossRecord::new(LossKind::UnreadablePart, Some(part.name.clone()), what);
+                record.messages = old_record(&part.name).map(|p| p.message_count);
+                loss.push(record);
                 continue;
             }
-            PartStatus::Torn { .. } => {
+            PartStatus::Torn { damage } => {
                 let (kept, backup) = repair_torn_part(part)?;
+                let mut record = LossRecord::new(
+                    LossKind::TornTail,
+                    Some(part.name.clone()),
+                    format!(
+                        "{}; {kept} messages before it kept, the original is {}",
+                        damage.what,
+                        backup.display()
+                    ),
+                );
+                record.start_byte = Some(damage.offset);
+                record.end_byte = Some(part.size_bytes);
+                record.start_ns = part.time_range_ns.map(|(_, last)| last.saturating_add(1));
+                loss.push(record);
                 report.repaired.push((part.name.clone(), kept, backup));
             }
             PartStatus::Complete => {}
@@ -141,6 +186,27 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     for channel in reader.channels() {
         topics.add(&channel.spec, channel.message_count);
     }
+    // An export whose writer never finished (a part still `open` in its index) covers less
+    // than its source range: record the part of the range the parts do not reach.
+    if let Some(section) = &old
+        && let Some(source) = &section.source
+        && section.parts.iter().any(|p| p.state == PartState::Open)
+    {
+        let reached = records
+            .iter()
+            .filter(|r| r.message_count > 0)
+            .map(|r| r.end_ns.saturating_add(1))
+            .max()
+            .unwrap_or(source.start_ns);
+        let mut record = LossRecord::new(
+            LossKind::ExportCutShort,
+            None,
+            format!("the export from {} did not finish", source.path),
+        );
+        record.start_ns = Some(reached.max(source.start_ns));
+        record.end_ns = Some(source.end_ns);
+        loss.push(record);
+    }
     report.kept_from_previous_index = old.is_some();
     // Without an earlier record nobody knows what was dropped: unknown, not 0.
     let mut old = old.take().unwrap_or(RedlineSection {
@@ -167,6 +233,7 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
             advertised_never_published: old.advertised_never_published,
             parts: records,
             source: old.source,
+            loss: merged_loss(old.loss, loss),
             other_fields: old.other_fields,
         }),
         refused_part_names: Vec::new(),
@@ -176,6 +243,17 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     metadata.store_atomically(dir)?;
     report.metadata = metadata;
     Ok(report)
+}
+
+/// The earlier records, then the new ones that are not among them (a second reindex of the same
+/// damage adds nothing).
+fn merged_loss(mut earlier: Vec<LossRecord>, new: Vec<LossRecord>) -> Vec<LossRecord> {
+    for record in new {
+        if !earlier.contains(&record) {
+            earlier.push(record);
+        }
+    }
+    earlier
 }
 
 /// Keeps `dir/metadata.yaml` (if any) as `metadata.yaml.bak-N`, the first N not taken, so that

@@ -18,8 +18,8 @@ use crate::error::{BagError, Result};
 use crate::format::{Compression, MessageHeader};
 use crate::layout::part_file_name;
 use crate::metadata::{
-    Advertised, BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, SourceRecord,
-    TopicCounts,
+    Advertised, BagfileInformation, LossRecord, Metadata, PartRecord, PartState, RedlineSection,
+    SourceRecord, TopicCounts,
 };
 use crate::part_writer::PartWriter;
 use crate::write_behind::WriteBehind;
@@ -155,6 +155,7 @@ pub struct BagWriter {
     unstamped_messages: u64,
     drop_count_known: bool,
     unstamped_count_known: bool,
+    loss: Vec<LossRecord>,
     advertised: BTreeSet<Advertised>,
     /// Drop, unstamped and advertisement counts as the index on disk last recorded them.
     indexed_counters: (u64, u64, usize),
@@ -198,6 +199,7 @@ impl BagWriter {
             unstamped_messages: 0,
             drop_count_known: true,
             unstamped_count_known: true,
+            loss: Vec::new(),
             advertised: BTreeSet::new(),
             indexed_counters: (0, 0, 0),
             last_index_store: None,
@@ -321,6 +323,12 @@ impl BagWriter {
             return Ok(());
         }
         self.unstamped_count_known = false;
+        self.store_metadata()
+    }
+
+    /// Records a loss in the index (as an export that cannot finish does), stored at once.
+    pub fn record_loss(&mut self, record: LossRecord) -> Result<()> {
+        self.loss.push(record);
         self.store_metadata()
     }
 
@@ -574,6 +582,7 @@ impl BagWriter {
                 advertised_never_published: self.advertised_never_published(),
                 parts,
                 source: self.options.source.clone(),
+                loss: self.loss.clone(),
                 other_fields: Default::default(),
             }),
             refused_part_names: Vec::new(),

@@ -336,3 +336,79 @@ fn reindex_of_a_rosbag2_directory_keeps_the_fields_it_does_not_own() {
     assert_eq!(new["message_count"], old["message_count"]);
     assert_eq!(dir.join(format!("{METADATA_FILE}.bak-1")).exists(), true);
 }
+
+// Item 3: after reindex, the index still says what was lost and where, and info exits 3.
+#[test]
+fn reindex_keeps_the_record_of_a_missing_part_a_torn_tail_and_an_export_cut_short() {
+    use bag::metadata::LossKind;
+    let tmp = tempfile::tempdir().unwrap();
+
+    // A listed part that is gone.
+    let dir = tmp.path().join("a").join("drive");
+    drive(&dir, 0);
+    std::fs::remove_file(dir.join("drive_0.mcap")).unwrap();
+    let reindex = bag(&["reindex", dir.to_str().unwrap()]);
+    assert_eq!(reindex.status.code(), Some(3), "{}", all_output(&reindex));
+    let loss = redline(&dir).loss;
+    assert_eq!(loss.len(), 1, "{loss:?}");
+    assert_eq!(loss[0].kind, LossKind::MissingPart);
+    assert_eq!(loss[0].part.as_deref(), Some("drive_0.mcap"));
+    assert_eq!(loss[0].messages, Some(100));
+    let info = bag(&["info", dir.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(3), "{}", all_output(&info));
+    assert!(
+        text(&info.stdout).contains("drive_0.mcap"),
+        "{}",
+        all_output(&info)
+    );
+    // A second reindex neither erases nor repeats it.
+    bag(&["reindex", dir.to_str().unwrap()]);
+    assert_eq!(redline(&dir).loss, loss);
+
+    // A torn tail.
+    let dir = tmp.path().join("b").join("drive");
+    drive(&dir, 0);
+    let part = dir.join("drive_1.mcap");
+    let bytes = std::fs::read(&part).unwrap();
+    std::fs::write(&part, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let size = (bytes.len() * 2 / 3) as u64;
+    bag(&["reindex", dir.to_str().unwrap()]);
+    let loss = redline(&dir).loss;
+    assert_eq!(loss.len(), 1, "{loss:?}");
+    assert_eq!(loss[0].kind, LossKind::TornTail);
+    assert_eq!(loss[0].end_byte, Some(size));
+    assert!(loss[0].start_byte.is_some_and(|b| b > 0 && b < size));
+    let info = bag(&["info", dir.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(3), "{}", all_output(&info));
+
+    // An export whose writer died part way through its range.
+    let dir = tmp.path().join("cut");
+    let range = bag::metadata::SourceRecord {
+        path: "somewhere".into(),
+        start_ns: T0,
+        end_ns: T0 + 20_000_000_000,
+        topics: Vec::new(),
+    };
+    let mut w = BagWriter::create(&dir, WriteOptions::new().source(range)).unwrap();
+    let ch = w.add_channel(ChannelSpec {
+        topic: "t".into(),
+        message_encoding: "json".into(),
+        schema: None,
+        metadata: Default::default(),
+    });
+    for i in 0..50u64 {
+        w.write(ch, T0 + i * 100_000_000, Some(T0), b"{}").unwrap();
+    }
+    w.flush().unwrap();
+    std::mem::forget(w); // killed: no close, no summary
+    bag(&["reindex", dir.to_str().unwrap()]);
+    let loss = redline(&dir).loss;
+    let cut = loss
+        .iter()
+        .find(|l| l.kind == LossKind::ExportCutShort)
+        .unwrap_or_else(|| panic!("{loss:?}"));
+    assert_eq!(cut.start_ns, Some(T0 + 49 * 100_000_000 + 1));
+    assert_eq!(cut.end_ns, Some(T0 + 20_000_000_000));
+    let info = bag(&["info", dir.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(3), "{}", all_output(&info));
+}

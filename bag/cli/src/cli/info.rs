@@ -86,6 +86,15 @@ impl Report {
                 ..RedlineSection::default()
             }));
         }
+        let recorded_loss = reader
+            .metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map(|r| r.loss.as_slice())
+            .or(salvaged.as_ref().map(|s| s.loss.as_slice()))
+            .unwrap_or_default();
+        for loss in recorded_loss {
+            gaps.push(loss.to_string());
+        }
         for refused in reader.metadata().iter().flat_map(|m| &m.refused_part_names) {
             gaps.push(refused.to_string());
         }

@@ -62,7 +62,11 @@ pub fn run(path: &Path) -> anyhow::Result<Outcome> {
              but never published cannot be recovered: the new index says unknown and none."
         ),
     }
+    for loss in redline.map(|r| r.loss.as_slice()).unwrap_or_default() {
+        eprintln!("warning: {loss}");
+    }
     let lossy = !report.skipped.is_empty()
+        || redline.is_some_and(|r| !r.loss.is_empty())
         || !report.repaired.is_empty()
         || damaged_index
         || report.previous_index == PreviousIndex::Absent
