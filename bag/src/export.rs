@@ -41,13 +41,16 @@ pub struct ExportReport {
 /// drop count so that a lossy recording does not turn into a complete-looking export. Messages
 /// whose publish time equals their log time are counted as unstamped when the source counted
 /// any (that is how unstamped messages are stored). `progress` is called with the number of
-/// messages written so far.
+/// messages written so far. Refuses a source whose writer is still at work
+/// ([`BagError::BeingWritten`](crate::BagError::BeingWritten)).
 pub fn export(
     source: &BagReader,
     out: &Path,
     options: &ExportOptions,
     mut progress: impl FnMut(u64),
 ) -> Result<ExportReport> {
+    // A bag being written is not finished: refuse rather than export a part of it as a whole.
+    crate::writer_lock::ensure_not_being_written(source.path())?;
     let filter = &options.filter;
     let (first, last) = source.time_range_ns().unwrap_or((0, 0));
     let record = SourceRecord {

@@ -62,6 +62,8 @@ pub enum PreviousIndex {
 /// index is kept beside the new one as `metadata.yaml.bak-N` (the first N not taken). Each torn
 /// part is rewritten beside itself as a complete MCAP with summary and indexes, re-read and
 /// checked, then swapped in atomically; the original is kept as `NAME.mcap.torn`.
+///
+/// Refuses a bag whose writer is still at work ([`BagError::BeingWritten`]).
 pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     if !dir.is_dir() {
         return Err(BagError::NotARecording {
@@ -69,6 +71,9 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
             why: "reindex works on a bag directory".into(),
         });
     }
+    // A bag being written has an open part that only looks torn: repairing it would cut the
+    // writer off from its own file.
+    crate::writer_lock::ensure_not_being_written(dir)?;
     let reader = BagReader::open(dir)?;
     let mut report = ReindexReport::default();
     let mut old = match reader.index() {

@@ -23,6 +23,7 @@ use crate::metadata::{
 };
 use crate::part_writer::PartWriter;
 use crate::write_behind::WriteBehind;
+use crate::writer_lock::WriterLock;
 
 /// Options for [`BagWriter`], built like mcap's `WriteOptions`.
 #[derive(Debug, Clone)]
@@ -161,6 +162,8 @@ pub struct BagWriter {
     indexed_counters: (u64, u64, usize),
     last_index_store: Option<Instant>,
     closed: bool,
+    /// Held until the bag is finished, so that reindex and export leave it alone meanwhile.
+    lock: WriterLock,
 }
 
 /// `write` checks the open chunk's age once per this many messages.
@@ -181,6 +184,7 @@ impl BagWriter {
             }
             Err(e) => return Err(BagError::io("opening", &dir, e)),
         }
+        let lock = WriterLock::acquire(&dir)?;
         let name = dir
             .file_name()
             .and_then(|n| n.to_str())
@@ -204,6 +208,7 @@ impl BagWriter {
             indexed_counters: (0, 0, 0),
             last_index_store: None,
             closed: false,
+            lock,
         };
         writer.open_part()?;
         writer.store_metadata()?;
@@ -412,7 +417,9 @@ impl BagWriter {
         }
         self.closed = true;
         self.finish_part()?;
-        self.store_metadata()
+        self.store_metadata()?;
+        self.lock.release();
+        Ok(())
     }
 
     fn current_part(&mut self) -> Result<&mut OpenPart> {

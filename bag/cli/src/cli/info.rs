@@ -47,6 +47,8 @@ struct Report {
     topics: Vec<TopicRow>,
     damaged: bool,
     gaps: Vec<String>,
+    /// Facts that are not damage (a bag being written).
+    notes: Vec<String>,
     /// What could be read of a damaged index's counts (`None` when the index is not damaged).
     salvaged: Option<RedlineSection>,
 }
@@ -73,6 +75,7 @@ impl Report {
             })
             .collect();
         let mut gaps = Vec::new();
+        let mut notes = Vec::new();
         let mut salvaged = None;
         if let IndexState::Unreadable(error) = reader.index() {
             gaps.push(format!(
@@ -110,9 +113,19 @@ impl Report {
                 dropped + total
             ));
         }
+        // A bag being recorded right now has an open last part that reads as torn: say so
+        // instead of calling it damage.
+        let being_written = matches!(
+            bag::writer_lock::ensure_not_being_written(reader.path()),
+            Err(bag::BagError::BeingWritten { .. })
+        );
         for part in reader.parts() {
             match &part.status {
                 PartStatus::Complete => {}
+                PartStatus::Torn { damage } if being_written => notes.push(format!(
+                    "{} is being written now: {} messages up to byte {} so far",
+                    part.name, part.message_count, damage.offset
+                )),
                 PartStatus::Torn { damage } => gaps.push(format!(
                     "{} is torn (its writer did not finish): {} messages recovered up to byte {}; \
                      anything after that is lost. `bag reindex` makes it whole.",
@@ -135,6 +148,7 @@ impl Report {
             topics,
             damaged,
             gaps,
+            notes,
             salvaged,
         })
     }
@@ -265,7 +279,7 @@ impl Report {
                 println!("  {} ({})", a.topic, a.schema);
             }
         }
-        for note in reader.notes() {
+        for note in reader.notes().iter().chain(&self.notes) {
             println!("note: {note}");
         }
         for gap in &self.gaps {
@@ -326,7 +340,7 @@ impl Report {
                 "metadata": c.spec.metadata,
                 "message_count": c.message_count,
             })).collect::<Vec<_>>(),
-            "notes": reader.notes(),
+            "notes": reader.notes().iter().chain(&self.notes).collect::<Vec<_>>(),
             "warnings": self.gaps,
         })
     }
