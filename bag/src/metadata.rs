@@ -193,6 +193,10 @@ pub struct RedlineSection {
     /// Messages that arrived without a publisher timestamp (publish_time = log_time); `None`
     /// when unknown, written as `null` for the same reason.
     pub unstamped_messages: Option<u64>,
+    /// Of `dropped_messages`, those the writer itself refused, by reason (a message larger
+    /// than a chunk may be). Left out when empty.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub dropped_by_reason: BTreeMap<String, u64>,
     /// Topics advertised during the recording that never published a message.
     pub advertised_never_published: Vec<Advertised>,
     /// Per part: state, count, time range.
@@ -419,6 +423,7 @@ impl Metadata {
                 RedlineSection {
                     dropped_messages: field(section, "dropped_messages"),
                     unstamped_messages: field(section, "unstamped_messages"),
+                    dropped_by_reason: field(section, "dropped_by_reason").unwrap_or_default(),
                     advertised_never_published: field(section, "advertised_never_published")
                         .unwrap_or_default(),
                     parts: field(section, "parts").unwrap_or_default(),
@@ -668,6 +673,7 @@ mod tests {
         m.redline = Some(RedlineSection {
             dropped_messages: Some(3),
             unstamped_messages: None,
+            dropped_by_reason: BTreeMap::from([("too large".to_string(), 1)]),
             advertised_never_published: vec![Advertised {
                 topic: "car/horn".into(),
                 schema: "EngineRpm".into(),

@@ -235,6 +235,7 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
         redline: Some(RedlineSection {
             dropped_messages: old.dropped_messages,
             unstamped_messages: old.unstamped_messages,
+            dropped_by_reason: old.dropped_by_reason,
             advertised_never_published: old.advertised_never_published,
             parts: records,
             source: old.source,

@@ -7,7 +7,7 @@
 //!   the OS at once, so a crash loses at most about a second of data;
 //! - `metadata.yaml` is rewritten atomically at creation, on every roll and at close.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -15,13 +15,14 @@ use std::time::{Duration, Instant};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
+use crate::format::MESSAGE_RECORD_OVERHEAD;
 use crate::format::{Compression, MessageHeader};
 use crate::layout::part_file_name;
 use crate::metadata::{
     Advertised, BagfileInformation, LossRecord, Metadata, PartRecord, PartState, RedlineSection,
     SourceRecord, TopicCounts,
 };
-use crate::part_writer::PartWriter;
+use crate::part_writer::{MAX_CHUNK_RECORDS_BYTES, PartWriter};
 use crate::write_behind::WriteBehind;
 use crate::writer_lock::WriterLock;
 
@@ -157,6 +158,8 @@ pub struct BagWriter {
     drop_count_known: bool,
     unstamped_count_known: bool,
     loss: Vec<LossRecord>,
+    /// Messages this writer refused, by reason (also counted in `dropped_messages`).
+    dropped_by_reason: BTreeMap<String, u64>,
     advertised: BTreeSet<Advertised>,
     /// Drop, unstamped and advertisement counts as the index on disk last recorded them.
     indexed_counters: (u64, u64, usize),
@@ -204,6 +207,7 @@ impl BagWriter {
             drop_count_known: true,
             unstamped_count_known: true,
             loss: Vec::new(),
+            dropped_by_reason: BTreeMap::new(),
             advertised: BTreeSet::new(),
             indexed_counters: (0, 0, 0),
             last_index_store: None,
@@ -244,6 +248,7 @@ impl BagWriter {
         publish_time_ns: Option<u64>,
         data: &[u8],
     ) -> Result<()> {
+        self.refuse_if_too_large(channel, data.len())?;
         let state = self
             .channels
             .get_mut(channel.0)
@@ -273,6 +278,7 @@ impl BagWriter {
         if self.channels.get(channel.0).is_none() {
             return Err(BagError::UnknownChannel(channel.0));
         }
+        self.refuse_if_too_large(channel, data.len())?;
         self.roll_if_due(log_time_ns)?;
         let mcap_channel = self.mcap_channel(channel)?;
         let part = self.current_part()?;
@@ -302,6 +308,33 @@ impl BagWriter {
             state.message_count += 1;
         }
         self.close_chunk_if_due(check_age)
+    }
+
+    /// A message too large for any chunk (readers refuse such chunks) is not written: it is
+    /// counted as dropped, with the reason, and the caller told.
+    fn refuse_if_too_large(&mut self, channel: ChannelId, bytes: usize) -> Result<()> {
+        let limit = MAX_CHUNK_RECORDS_BYTES - MESSAGE_RECORD_OVERHEAD;
+        if bytes <= limit {
+            return Ok(());
+        }
+        self.dropped_messages += 1;
+        *self
+            .dropped_by_reason
+            .entry(format!(
+                "larger than a chunk may be ({limit} bytes, the reader's limit)"
+            ))
+            .or_insert(0) += 1;
+        self.store_metadata_if_counters_changed()?;
+        let topic = self
+            .channels
+            .get(channel.0)
+            .map(|c| c.spec.topic.clone())
+            .unwrap_or_default();
+        Err(BagError::MessageTooLarge {
+            topic,
+            bytes,
+            limit,
+        })
     }
 
     /// Counts `n` messages that never reached the recording.
@@ -586,6 +619,7 @@ impl BagWriter {
                 unstamped_messages: self
                     .unstamped_count_known
                     .then_some(self.unstamped_messages),
+                dropped_by_reason: self.dropped_by_reason.clone(),
                 advertised_never_published: self.advertised_never_published(),
                 parts,
                 source: self.options.source.clone(),

@@ -26,6 +26,9 @@ pub struct RecordStats {
     pub unstamped: u64,
     /// Messages lost before they reached the writer.
     pub dropped: u64,
+    /// Messages the writer refused (larger than a chunk may be); the index counts them as
+    /// dropped, with the reason.
+    pub refused: u64,
 }
 
 /// Drains a subscription's queue into a [`BagWriter`].
@@ -64,12 +67,20 @@ impl Recorder {
     /// Writes one message.
     pub fn write(&mut self, message: &LiveMessage) -> Result<(), LiveError> {
         let channel = self.channel(message.topic)?;
-        self.writer.write(
+        match self.writer.write(
             channel,
             message.log_time_ns,
             message.publish_time_ns,
             &message.data,
-        )?;
+        ) {
+            Ok(()) => {}
+            // Counted in the index already; one oversized sample must not end the recording.
+            Err(crate::BagError::MessageTooLarge { .. }) => {
+                self.stats.refused += 1;
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        }
         self.stats.messages += 1;
         self.stats.payload_bytes += message.data.len() as u64;
         if message.publish_time_ns.is_none() {

@@ -224,6 +224,13 @@ impl Report {
             Some(d) => println!("dropped:     {d} ({:.2}%{from})", share(d, d + total)),
             None => println!("dropped:     {}", self.unknown_because(reader)),
         }
+        let reasons = reader
+            .metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map(|r| &r.dropped_by_reason);
+        for (reason, count) in reasons.into_iter().flatten() {
+            println!("             {count} of them refused by the writer: {reason}");
+        }
         match self.unstamped(reader) {
             Some(u) => println!(
                 "unstamped:   {u} ({:.2}% have a synthesized publish time{from})",
