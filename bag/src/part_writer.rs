@@ -101,6 +101,12 @@ impl<W: Write> PartWriter<W> {
         self.out.position
     }
 
+    /// Whether one more channel and one more schema still fit in this part (MCAP numbers them
+    /// with 16 bits: channels 0 to 65535, schemas 1 to 65535).
+    pub(crate) fn has_room_for_a_channel(&self) -> bool {
+        self.channels.len() <= usize::from(u16::MAX) && self.schemas.len() < usize::from(u16::MAX)
+    }
+
     /// Bytes of records in the open chunk, before compression.
     pub(crate) fn open_chunk_bytes(&self) -> usize {
         self.chunk.records.len()

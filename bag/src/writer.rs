@@ -337,6 +337,16 @@ impl BagWriter {
         })
     }
 
+    /// Counts `n` messages that never reached the recording because of `reason` (a topic limit,
+    /// ...): in `dropped_messages` and, by reason, in `dropped_by_reason`.
+    pub fn add_dropped_for(&mut self, reason: &str, n: u64) {
+        self.dropped_messages += n;
+        *self
+            .dropped_by_reason
+            .entry(reason.to_string())
+            .or_insert(0) += n;
+    }
+
     /// Counts `n` messages that never reached the recording.
     pub fn add_dropped(&mut self, n: u64) {
         self.dropped_messages += n;
@@ -554,6 +564,20 @@ impl BagWriter {
     /// The part-local MCAP channel id, adding schema and channel to the part on first use so a
     /// part's summary lists exactly what its data section holds.
     fn mcap_channel(&mut self, channel: ChannelId) -> Result<u16> {
+        let Some(part) = self.part.as_mut() else {
+            return Err(BagError::InvalidArgument("the bag writer is closed".into()));
+        };
+        if let Some(Some(id)) = part.mcap_channel_ids.get(channel.0) {
+            return Ok(*id);
+        }
+        if !part.writer.has_room_for_a_channel() {
+            // MCAP numbers a part's channels with 16 bits: a peer publishing on more keys than
+            // that gets a new part, not the end of the recording.
+            self.finish_part()?;
+            self.open_part()?;
+            self.store_metadata()?;
+            return self.mcap_channel(channel);
+        }
         let Some(state) = self.channels.get(channel.0) else {
             return Err(BagError::UnknownChannel(channel.0));
         };
@@ -561,9 +585,6 @@ impl BagWriter {
         let Some(part) = self.part.as_mut() else {
             return Err(BagError::InvalidArgument("the bag writer is closed".into()));
         };
-        if let Some(Some(id)) = part.mcap_channel_ids.get(channel.0) {
-            return Ok(*id);
-        }
         let written = |e| BagError::io("writing", &part.path, e);
         let schema_id = match &spec.schema {
             None => 0,

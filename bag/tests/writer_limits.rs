@@ -61,3 +61,29 @@ fn no_chunk_is_larger_than_the_reader_takes_and_oversized_messages_are_counted()
         "{reasons:?}"
     );
 }
+
+// Item 7: more channels than one MCAP part can number roll to a new part instead of ending the
+// recording.
+#[test]
+fn more_than_65536_topics_roll_to_a_new_part() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("flood");
+    let mut w =
+        BagWriter::create(&dir, WriteOptions::new().compression(Compression::None)).unwrap();
+    let n = 65_536 + 10;
+    for i in 0..n as u64 {
+        let ch = w.add_channel(json_channel(&format!("peer/key/{i}")));
+        w.write(ch, i, Some(i), b"{}").unwrap();
+    }
+    let summary = w.close().unwrap();
+    assert_eq!(summary.parts.len(), 2, "{:?}", summary.parts);
+    assert_eq!(summary.message_count, n as u64);
+    let reader = BagReader::open(&dir).unwrap();
+    assert_eq!(reader.message_count(), n as u64);
+    assert!(
+        reader
+            .parts()
+            .iter()
+            .all(|p| p.status == bag::PartStatus::Complete)
+    );
+}

@@ -26,8 +26,8 @@ pub struct RecordStats {
     pub unstamped: u64,
     /// Messages lost before they reached the writer.
     pub dropped: u64,
-    /// Messages the writer refused (larger than a chunk may be); the index counts them as
-    /// dropped, with the reason.
+    /// Messages refused (larger than a chunk may be, or on a topic beyond the limit); the
+    /// index counts them as dropped, with the reason.
     pub refused: u64,
 }
 
@@ -35,12 +35,28 @@ pub struct RecordStats {
 pub struct Recorder {
     writer: BagWriter,
     topics: Arc<TopicTable>,
-    channels: Vec<Option<ChannelId>>,
+    /// Per topic id: its channel once accepted, or refused (over the topic limit).
+    channels: Vec<Slot>,
+    /// Topics accepted so far, and how many may be.
+    accepted_topics: usize,
+    max_topics: usize,
     stats: RecordStats,
     batch: Vec<LiveMessage>,
     /// Advertised topics the writer knows of.
     advertised: usize,
 }
+
+/// What the recorder has decided about a topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Unseen,
+    Channel(ChannelId),
+    Refused,
+}
+
+/// Topics a [`Recorder`] accepts unless told otherwise: a peer publishing on ever more keys
+/// must not grow a recording (or its memory) without bound.
+pub const DEFAULT_MAX_TOPICS: usize = 65_536;
 
 impl std::fmt::Debug for Recorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -58,15 +74,34 @@ impl Recorder {
             writer,
             topics,
             channels: Vec::new(),
+            accepted_topics: 0,
+            max_topics: DEFAULT_MAX_TOPICS,
             stats: RecordStats::default(),
             batch: Vec::new(),
             advertised: 0,
         }
     }
 
+    /// Accepts at most `max` distinct topics (default [`DEFAULT_MAX_TOPICS`]); messages on
+    /// further topics are not written and are counted as dropped, with the reason, in the index.
+    pub fn max_topics(mut self, max: usize) -> Self {
+        self.max_topics = max;
+        self
+    }
+
     /// Writes one message.
     pub fn write(&mut self, message: &LiveMessage) -> Result<(), LiveError> {
-        let channel = self.channel(message.topic)?;
+        let Some(channel) = self.channel(message.topic)? else {
+            self.stats.refused += 1;
+            self.writer.add_dropped_for(
+                &format!(
+                    "on a topic beyond the recorder's limit of {} topics",
+                    self.max_topics
+                ),
+                1,
+            );
+            return Ok(());
+        };
         match self.writer.write(
             channel,
             message.log_time_ns,
@@ -89,10 +124,22 @@ impl Recorder {
         Ok(())
     }
 
-    fn channel(&mut self, topic: u32) -> Result<ChannelId, LiveError> {
+    /// The channel of `topic`, adding it the first time; `None` when the topic is refused.
+    fn channel(&mut self, topic: u32) -> Result<Option<ChannelId>, LiveError> {
         let index = topic as usize;
-        if let Some(Some(id)) = self.channels.get(index) {
-            return Ok(*id);
+        match self.channels.get(index) {
+            Some(Slot::Channel(id)) => return Ok(Some(*id)),
+            Some(Slot::Refused) => return Ok(None),
+            Some(Slot::Unseen) | None => {}
+        }
+        if self.channels.len() <= index {
+            self.channels.resize(index + 1, Slot::Unseen);
+        }
+        if self.accepted_topics >= self.max_topics {
+            if let Some(slot) = self.channels.get_mut(index) {
+                *slot = Slot::Refused;
+            }
+            return Ok(None);
         }
         let Some(live) = self.topics.get(topic) else {
             return Err(LiveError::Declare {
@@ -103,11 +150,11 @@ impl Recorder {
         let id = self
             .writer
             .add_channel(channel_for(&live.key, &live.encoding));
-        if self.channels.len() <= index {
-            self.channels.resize(index + 1, None);
+        if let Some(slot) = self.channels.get_mut(index) {
+            *slot = Slot::Channel(id);
         }
-        self.channels[index] = Some(id);
-        Ok(id)
+        self.accepted_topics += 1;
+        Ok(Some(id))
     }
 
     /// Takes what `queue` holds (waiting up to `wait` for the first message, then a couple of
