@@ -163,7 +163,8 @@ fn redline(dir: &Path) -> bag::metadata::RedlineSection {
 // reindex keeps the old one beside the new one.
 #[test]
 fn a_damaged_index_is_reported_salvaged_and_kept_by_reindex() {
-    let breakages: [(&str, fn(&str) -> String); 2] = [
+    type Breakage = (&'static str, fn(&str) -> String);
+    let breakages: [Breakage; 2] = [
         ("a value of the wrong type", |t| {
             t.replacen("version: 8", "version: 8x", 1)
         }),
@@ -334,7 +335,7 @@ fn reindex_of_a_rosbag2_directory_keeps_the_fields_it_does_not_own() {
     };
     assert_eq!(topics(new), topics(old), "every topic with every field");
     assert_eq!(new["message_count"], old["message_count"]);
-    assert_eq!(dir.join(format!("{METADATA_FILE}.bak-1")).exists(), true);
+    assert!(dir.join(format!("{METADATA_FILE}.bak-1")).exists());
 }
 
 // Item 3: after reindex, the index still says what was lost and where, and info exits 3.
