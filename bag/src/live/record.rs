@@ -2,7 +2,7 @@
 //! advertised topics at the end.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Advertised, LiveError, LiveMessage, TopicTable, channel_for};
 use crate::{BagSummary, BagWriter, ChannelId, DropQueue};
@@ -14,6 +14,14 @@ const GATHER: Duration = Duration::from_millis(2);
 
 /// Queued messages that already make a batch worth taking without gathering more.
 const FULL_BATCH: usize = 1024;
+
+/// How long one [`Recorder::pump`] writes before it returns (the rest of its batch waits for
+/// the next call), so that a recorder far behind still notices Ctrl-C within a fraction of a
+/// second.
+const PUMP_BUDGET: Duration = Duration::from_millis(250);
+
+/// `pump` reads the clock once per this many messages.
+const CLOCK_EVERY: usize = 256;
 
 /// What a [`Recorder`] has written so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,6 +50,8 @@ pub struct Recorder {
     max_topics: usize,
     stats: RecordStats,
     batch: Vec<LiveMessage>,
+    /// Messages of `batch` already written.
+    batch_written: usize,
     /// Advertised topics the writer knows of.
     advertised: usize,
 }
@@ -78,6 +88,7 @@ impl Recorder {
             max_topics: DEFAULT_MAX_TOPICS,
             stats: RecordStats::default(),
             batch: Vec::new(),
+            batch_written: 0,
             advertised: 0,
         }
     }
@@ -159,27 +170,77 @@ impl Recorder {
 
     /// Takes what `queue` holds (waiting up to `wait` for the first message, then a couple of
     /// milliseconds for more unless a full batch is already there), writes it, and brings the
-    /// drop count up to the queue's. Returns how many messages were written.
+    /// drop count up to the queue's. Returns how many messages were written. Writes for about
+    /// a quarter of a second at most: what it took and did not write yet goes first next time.
     pub fn pump(
         &mut self,
         queue: &DropQueue<LiveMessage>,
         wait: Duration,
     ) -> Result<usize, LiveError> {
         let mut batch = std::mem::take(&mut self.batch);
-        if let Some(first) = queue.pop_timeout(wait) {
-            batch.push(first);
-            if !wait.is_zero() && queue.len() < FULL_BATCH {
-                std::thread::sleep(GATHER);
+        if self.batch_written >= batch.len() {
+            batch.clear();
+            self.batch_written = 0;
+            if let Some(first) = queue.pop_timeout(wait) {
+                batch.push(first);
+                if !wait.is_zero() && queue.len() < FULL_BATCH {
+                    std::thread::sleep(GATHER);
+                }
+            }
+            queue.drain_into(&mut batch);
+        }
+        let started = Instant::now();
+        let mut written = 0;
+        let mut result = Ok(());
+        while let Some(m) = batch.get(self.batch_written) {
+            if let Err(e) = self.write(m) {
+                result = Err(e);
+                break;
+            }
+            self.batch_written += 1;
+            written += 1;
+            if written % CLOCK_EVERY == 0 && started.elapsed() >= PUMP_BUDGET {
+                break;
             }
         }
-        queue.drain_into(&mut batch);
-        let written = batch.len();
-        let result = batch.iter().try_for_each(|m| self.write(m));
-        batch.clear();
+        if result.is_err() {
+            batch.clear();
+            self.batch_written = 0;
+        }
         self.batch = batch;
         self.set_dropped(queue.dropped());
         self.writer.flush_if_stale()?;
         result.map(|()| written)
+    }
+
+    /// Stops taking messages: writes what is waiting for at most about `budget`, then counts
+    /// the rest (in `queue` and taken from it) as dropped, so that a recorder far behind stops
+    /// in about `budget` rather than after writing its whole backlog. Returns how many were
+    /// counted as dropped here.
+    pub fn stop_within(
+        &mut self,
+        queue: &DropQueue<LiveMessage>,
+        budget: Duration,
+    ) -> Result<u64, LiveError> {
+        queue.close();
+        let deadline = Instant::now() + budget;
+        while (self.batch_written < self.batch.len() || !queue.is_empty())
+            && Instant::now() < deadline
+        {
+            self.pump(queue, Duration::ZERO)?;
+        }
+        let from_queue = queue.discard_all();
+        self.set_dropped(queue.dropped());
+        let taken = self.batch.len().saturating_sub(self.batch_written) as u64;
+        if taken > 0 {
+            self.writer.add_dropped_for(
+                "still waiting to be written when the recording stopped",
+                taken,
+            );
+        }
+        self.batch.clear();
+        self.batch_written = 0;
+        Ok(from_queue + taken)
     }
 
     /// Sets the number of messages lost before the writer (it only grows).

@@ -14,6 +14,9 @@ use super::Outcome;
 use super::live_command::{self, deadline_after, stop_on_ctrl_c};
 use super::progress::Status;
 
+/// How long a stopping recorder keeps writing what is still queued.
+const STOP_BUDGET: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Args)]
 pub struct RecordArgs {
     /// The bag directory to create (must not exist or be empty).
@@ -110,8 +113,15 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
     // Stop the flow first, so nothing that arrives while closing counts as dropped.
     let advertised = subscription.advertisements().snapshot();
     drop(subscription);
-    recorder.pump(&queue, Duration::ZERO)?;
-    queue.close();
+    // What is still queued gets a second to reach the disk; a recorder far behind stops
+    // anyway and counts the rest as dropped, rather than writing its backlog for minutes.
+    let abandoned = recorder.stop_within(&queue, STOP_BUDGET)?;
+    if abandoned > 0 {
+        eprintln!(
+            "warning: stopped while {abandoned} messages were still waiting to be written: \
+             counted as dropped"
+        );
+    }
     let refused = recorder.stats().refused;
     let summary = recorder.finish(&advertised)?;
     if let Err(e) = bag::live::close(session) {
