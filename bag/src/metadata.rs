@@ -268,6 +268,9 @@ pub enum LossKind {
     RefusedPartName,
     /// An export stopped before it covered its source range.
     ExportCutShort,
+    /// Messages of a torn part on channels it never defined: they cannot be attributed to a
+    /// topic, so the repaired part leaves them out (the original keeps them).
+    UnattributedMessages,
 }
 
 /// One loss, as the index keeps it.
@@ -322,6 +325,7 @@ impl std::fmt::Display for LossRecord {
             LossKind::UnreadablePart => "a part is unreadable",
             LossKind::RefusedPartName => "a part name was refused",
             LossKind::ExportCutShort => "the export stopped short of its range",
+            LossKind::UnattributedMessages => "messages on undefined channels were left out",
         };
         write!(f, "recorded loss: {what}")?;
         if let Some(part) = &self.part {

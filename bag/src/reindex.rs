@@ -1,6 +1,6 @@
 //! `bag reindex`: rebuild `metadata.yaml` from the parts and make torn parts whole again.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -150,7 +150,26 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
                 continue;
             }
             PartStatus::Torn { damage } => {
-                let (kept, backup) = repair_torn_part(part)?;
+                let Repaired {
+                    kept,
+                    unattributed,
+                    backup,
+                } = repair_torn_part(part)?;
+                if !unattributed.is_empty() {
+                    let ids: Vec<String> = unattributed.keys().map(u16::to_string).collect();
+                    let mut record = LossRecord::new(
+                        LossKind::UnattributedMessages,
+                        Some(part.name.clone()),
+                        format!(
+                            "on channel ids {} that the part never defines; the original {} \
+                             still holds them",
+                            ids.join(", "),
+                            backup.display()
+                        ),
+                    );
+                    record.messages = Some(unattributed.values().sum());
+                    loss.push(record);
+                }
                 let mut record = LossRecord::new(
                     LossKind::TornTail,
                     Some(part.name.clone()),
@@ -309,8 +328,20 @@ fn keep_beside(original: &Path, name: impl Fn(u32) -> PathBuf) -> Result<PathBuf
 /// Chunk size of a repaired part, before compression.
 const REPAIR_CHUNK_BYTES: usize = 4 << 20;
 
-/// Rewrites a torn part as a complete MCAP file; returns messages kept and the backup path.
-fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
+/// What [`repair_torn_part`] did.
+struct Repaired {
+    /// Messages in the rewrite.
+    kept: u64,
+    /// Messages left out because their channel is never defined, by channel id.
+    unattributed: BTreeMap<u16, u64>,
+    /// The original, kept beside the rewrite.
+    backup: PathBuf,
+}
+
+/// Rewrites a torn part as a complete MCAP file. Messages on channels the part never defines
+/// cannot be attributed to a topic: they are left out and counted, not a reason to give up on
+/// the rest.
+fn repair_torn_part(part: &PartInfo) -> Result<Repaired> {
     let tmp = part.path.with_extension("mcap.reindex-tmp");
     let compression = part
         .compression
@@ -337,6 +368,7 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
     let mut definitions = Definitions::default();
     let mut channels: HashMap<u16, u16> = HashMap::new();
     let mut kept = 0u64;
+    let mut unattributed: BTreeMap<u16, u64> = BTreeMap::new();
     while let Some(item) = scanner.next_item()? {
         match item {
             ScanItem::Definition(definition) => {
@@ -362,6 +394,7 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
             }
             ScanItem::Message(m) => {
                 let Some(&channel_id) = channels.get(&m.header.channel_id) else {
+                    *unattributed.entry(m.header.channel_id).or_insert(0) += 1;
                     continue;
                 };
                 let header = MessageHeader {
@@ -384,9 +417,10 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
 
     // Check before swapping: the new file must be complete and hold every recovered message.
     let check = PartInfo::inspect(part.name.clone(), tmp.clone(), true)?;
+    let left_out: u64 = unattributed.values().sum();
     if check.status != PartStatus::Complete
         || check.message_count != kept
-        || kept != part.message_count
+        || kept + left_out != part.message_count
     {
         fs::remove_file(&tmp).ok();
         return Err(BagError::RepairFailed {
@@ -405,5 +439,9 @@ fn repair_torn_part(part: &PartInfo) -> Result<(u64, PathBuf)> {
     if let Some(dir) = part.path.parent() {
         sync_dir(dir)?;
     }
-    Ok((kept, backup))
+    Ok(Repaired {
+        kept,
+        unattributed,
+        backup,
+    })
 }

@@ -469,3 +469,84 @@ fn reindex_and_export_refuse_a_bag_being_written() {
     assert_eq!(reindex.status.code(), Some(0), "{}", all_output(&reindex));
     assert_eq!(bag::BagReader::open(&dir).unwrap().message_count(), 200);
 }
+
+/// Zeroes the uncompressed CRC of every whole chunk in an MCAP file's bytes (0 means "not
+/// checked"), so that a test can change a record inside a chunk.
+fn unchecked_chunks(bytes: &mut [u8]) {
+    let mut at = 8;
+    while at + 9 <= bytes.len() {
+        let opcode = bytes[at];
+        let len = u64::from_le_bytes(bytes[at + 1..at + 9].try_into().unwrap()) as usize;
+        let body = at + 9;
+        if body + len > bytes.len() {
+            break;
+        }
+        if opcode == 0x06 {
+            bytes[body + 24..body + 28].fill(0);
+        }
+        at = body + len;
+    }
+}
+
+// Item 17: one message on a channel the torn part never defined does not block reindex: what
+// is attributable is kept, the rest is reported and recorded.
+#[test]
+fn reindex_keeps_what_is_attributable_in_a_torn_part_and_records_the_rest() {
+    use bag::metadata::LossKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    let mut w =
+        BagWriter::create(&dir, WriteOptions::new().compression(Compression::None)).unwrap();
+    let ch = w.add_channel(ChannelSpec {
+        topic: "t".into(),
+        message_encoding: "json".into(),
+        schema: None,
+        metadata: Default::default(),
+    });
+    for i in 0..100u64 {
+        w.write(
+            ch,
+            T0 + i,
+            Some(T0 + i),
+            format!("{{\"i\":{i:03}}}").as_bytes(),
+        )
+        .unwrap();
+        if i % 10 == 9 {
+            w.flush().unwrap();
+        }
+    }
+    w.close().unwrap();
+    let part = dir.join("drive_0.mcap");
+    let mut bytes = std::fs::read(&part).unwrap();
+    // Message 42 now names channel 99, which nothing defines.
+    let data = b"{\"i\":042}";
+    let at = bytes.windows(data.len()).position(|w| w == data).unwrap();
+    bytes[at - 22..at - 20].copy_from_slice(&99u16.to_le_bytes());
+    unchecked_chunks(&mut bytes);
+    // Torn: cut inside the last chunk.
+    let cut = bytes.len() - 600;
+    std::fs::write(&part, &bytes[..cut]).unwrap();
+
+    let reindex = bag(&["reindex", dir.to_str().unwrap()]);
+    assert_eq!(reindex.status.code(), Some(3), "{}", all_output(&reindex));
+    let reader = bag::BagReader::open(&dir).unwrap();
+    assert!(
+        reader
+            .parts()
+            .iter()
+            .all(|p| p.status == bag::PartStatus::Complete)
+    );
+    let kept = reader.message_count();
+    assert!(kept >= 80, "{kept}");
+    let loss = redline(&dir).loss;
+    let unattributed = loss
+        .iter()
+        .find(|l| l.kind == LossKind::UnattributedMessages)
+        .unwrap_or_else(|| panic!("{loss:?}"));
+    assert_eq!(unattributed.messages, Some(1));
+    assert!(
+        all_output(&reindex).contains("99"),
+        "{}",
+        all_output(&reindex)
+    );
+}
