@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::filter::ReadFilter;
 use crate::format::Compression;
 use crate::metadata::{LossKind, LossRecord, SourceRecord};
+use crate::part::PartStatus;
 use crate::reader::BagReader;
 use crate::writer::{BagSummary, BagWriter, WriteOptions};
 
@@ -85,6 +86,12 @@ pub fn export(
         }
     }
 
+    // A range cut from a lossy recording is not a clean one: the source's record of loss and
+    // its damaged parts travel with the export.
+    for loss in source_loss(source, filter.start_ns, filter.end_ns) {
+        writer.record_loss(loss)?;
+    }
+
     let mut channels = HashMap::new();
     let mut written = 0u64;
     let mut cursor = source.messages(filter)?;
@@ -134,4 +141,48 @@ pub fn export(
             .collect(),
         read_issues,
     })
+}
+
+/// The loss `source` records, and its damaged parts as loss records, less what lies wholly
+/// outside `start_ns..end_ns` (an open end reaches past what the source could be read to).
+fn source_loss(source: &BagReader, start_ns: Option<u64>, end_ns: Option<u64>) -> Vec<LossRecord> {
+    let path = source.path().display();
+    let mut loss: Vec<LossRecord> = source
+        .metadata()
+        .and_then(|m| m.redline.as_ref())
+        .map(|r| r.loss.clone())
+        .unwrap_or_default();
+    for part in source.parts() {
+        let record = match &part.status {
+            PartStatus::Complete => continue,
+            PartStatus::Missing => LossRecord::new(
+                LossKind::MissingPart,
+                Some(part.name.clone()),
+                format!("missing from the source {path}"),
+            ),
+            PartStatus::Garbage { what } => LossRecord::new(
+                LossKind::UnreadablePart,
+                Some(part.name.clone()),
+                format!("unreadable in the source {path}: {what}"),
+            ),
+            PartStatus::Torn { damage } => {
+                let mut record = LossRecord::new(
+                    LossKind::TornTail,
+                    Some(part.name.clone()),
+                    format!("torn in the source {path}: {}", damage.what),
+                );
+                record.start_byte = Some(damage.offset);
+                record.end_byte = Some(part.size_bytes);
+                record.start_ns = part.time_range_ns.map(|(_, last)| last.saturating_add(1));
+                record
+            }
+        };
+        loss.push(record);
+    }
+    loss.retain(|l| {
+        let before = l.end_ns.zip(start_ns).is_some_and(|(e, start)| e <= start);
+        let after = l.start_ns.zip(end_ns).is_some_and(|(s, end)| s >= end);
+        !(before || after)
+    });
+    loss
 }

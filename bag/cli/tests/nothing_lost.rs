@@ -550,3 +550,37 @@ fn reindex_keeps_what_is_attributable_in_a_torn_part_and_records_the_rest() {
         all_output(&reindex)
     );
 }
+
+// Item 3: an export of a damaged source carries the damage into its own index.
+#[test]
+fn an_export_of_a_torn_source_records_the_tear() {
+    use bag::metadata::LossKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    let part = dir.join("drive_1.mcap");
+    let bytes = std::fs::read(&part).unwrap();
+    std::fs::write(&part, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let out = tmp.path().join("cut");
+    let export = bag(&["export", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(export.status.code(), Some(3), "{}", all_output(&export));
+    let loss = redline(&out).loss;
+    assert!(
+        loss.iter()
+            .any(|l| l.kind == LossKind::TornTail && l.part.as_deref() == Some("drive_1.mcap")),
+        "{loss:?}"
+    );
+    let info = bag(&["info", out.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(3), "{}", all_output(&info));
+    // A range wholly before the tear is clean.
+    let early = tmp.path().join("early");
+    let export = bag(&[
+        "export",
+        dir.to_str().unwrap(),
+        "-o",
+        early.to_str().unwrap(),
+        "--end",
+        "5",
+    ]);
+    assert!(redline(&early).loss.is_empty(), "{}", all_output(&export));
+}
