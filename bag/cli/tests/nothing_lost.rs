@@ -584,3 +584,32 @@ fn an_export_of_a_torn_source_records_the_tear() {
     ]);
     assert!(redline(&early).loss.is_empty(), "{}", all_output(&export));
 }
+
+// Item 18 (info's part): no hint that cannot work, no overflow on absurd counts.
+#[test]
+fn info_gives_hints_that_work_and_survives_absurd_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    let single = tmp.path().join("single.mcap");
+    let bytes = std::fs::read(dir.join("drive_1.mcap")).unwrap();
+    std::fs::write(&single, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let info = bag(&["info", single.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(3), "{}", all_output(&info));
+    assert!(
+        all_output(&info).contains("directory of its own"),
+        "{}",
+        all_output(&info)
+    );
+
+    let mut m = Metadata::parse(&index_text(&dir)).unwrap();
+    m.redline.as_mut().unwrap().dropped_messages = Some(u64::MAX - 5);
+    std::fs::write(dir.join(METADATA_FILE), m.to_yaml()).unwrap();
+    let info = bag(&["info", dir.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(3), "{}", all_output(&info));
+    assert!(
+        text(&info.stdout).contains("(100.00%)"),
+        "{}",
+        all_output(&info)
+    );
+}

@@ -109,8 +109,8 @@ impl Report {
             gaps.push(format!(
                 "This recording has gaps: {dropped} messages ({:.2}% of {} published) never \
                  reached it, so a topic that goes quiet may have been dropped rather than silent.",
-                share(dropped, dropped + total),
-                dropped + total
+                share(dropped, dropped.saturating_add(total)),
+                dropped.saturating_add(total)
             ));
         }
         // A bag being recorded right now has an open last part that reads as torn: say so
@@ -119,6 +119,12 @@ impl Report {
             bag::writer_lock::ensure_not_being_written(reader.path()),
             Err(bag::BagError::BeingWritten { .. })
         );
+        // reindex works on bag directories only.
+        let repair = if reader.kind() == RecordingKind::McapFile {
+            "To make it whole, move it into a directory of its own and run `bag reindex` on that."
+        } else {
+            "`bag reindex` makes it whole."
+        };
         for part in reader.parts() {
             match &part.status {
                 PartStatus::Complete => {}
@@ -128,7 +134,7 @@ impl Report {
                 )),
                 PartStatus::Torn { damage } => gaps.push(format!(
                     "{} is torn (its writer did not finish): {} messages recovered up to byte {}; \
-                     anything after that is lost. `bag reindex` makes it whole.",
+                     anything after that is lost. {repair}",
                     part.name, part.message_count, damage.offset
                 )),
                 PartStatus::Missing => gaps.push(format!(
@@ -221,7 +227,10 @@ impl Report {
             ""
         };
         match self.dropped(reader) {
-            Some(d) => println!("dropped:     {d} ({:.2}%{from})", share(d, d + total)),
+            Some(d) => println!(
+                "dropped:     {d} ({:.2}%{from})",
+                share(d, d.saturating_add(total))
+            ),
             None => println!("dropped:     {}", self.unknown_because(reader)),
         }
         let reasons = reader
