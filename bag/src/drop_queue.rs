@@ -115,6 +115,17 @@ impl<T> DropQueue<T> {
         }
     }
 
+    /// Drops every queued item, counting each as dropped (as a recorder that stops while
+    /// behind does with what it will not write); returns how many.
+    pub fn discard_all(&self) -> u64 {
+        let mut state = self.lock();
+        let n = state.items.len() as u64;
+        state.items.clear();
+        state.bytes = 0;
+        state.dropped += n;
+        n
+    }
+
     /// Items dropped so far (evicted, oversized, or pushed after close).
     pub fn dropped(&self) -> u64 {
         self.lock().dropped

@@ -85,6 +85,29 @@ pub enum BagError {
         /// The rewrite's status (`complete`, `torn`, ...).
         status: &'static str,
     },
+    /// A writer holds the bag's lock: it is being recorded or exported into right now, and
+    /// tools that rewrite it or read it as finished leave it alone.
+    #[error(
+        "{path:?} is being written (a writer holds its lock file); wait until it is closed, \
+         then try again"
+    )]
+    BeingWritten {
+        /// The bag directory.
+        path: PathBuf,
+    },
+    /// A message larger than any chunk may be (readers refuse such chunks): not written, and
+    /// counted in the index as dropped, with the reason.
+    #[error(
+        "a message of {bytes} bytes on {topic:?} is larger than a chunk may be ({limit} bytes): dropped"
+    )]
+    MessageTooLarge {
+        /// The message's topic.
+        topic: String,
+        /// Its payload size.
+        bytes: usize,
+        /// The largest payload a chunk takes.
+        limit: usize,
+    },
     /// A channel handle that this writer never issued.
     #[error("unknown channel handle {0}")]
     UnknownChannel(usize),

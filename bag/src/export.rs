@@ -6,7 +6,8 @@ use std::path::Path;
 use crate::error::Result;
 use crate::filter::ReadFilter;
 use crate::format::Compression;
-use crate::metadata::SourceRecord;
+use crate::metadata::{LossKind, LossRecord, SourceRecord};
+use crate::part::PartStatus;
 use crate::reader::BagReader;
 use crate::writer::{BagSummary, BagWriter, WriteOptions};
 
@@ -24,8 +25,9 @@ pub struct ExportOptions {
 pub struct ExportReport {
     /// The new bag.
     pub summary: BagSummary,
-    /// Drops the source recorded, carried into the export's index.
-    pub carried_dropped: u64,
+    /// Drops the source recorded, carried into the export's index; `None` when the source's
+    /// drop count is unknown, and the export's index then says unknown too.
+    pub carried_dropped: Option<u64>,
     /// Source parts that were not complete (torn, missing, garbage): the export can only hold
     /// what they yielded.
     pub damaged_source_parts: Vec<String>,
@@ -40,13 +42,16 @@ pub struct ExportReport {
 /// drop count so that a lossy recording does not turn into a complete-looking export. Messages
 /// whose publish time equals their log time are counted as unstamped when the source counted
 /// any (that is how unstamped messages are stored). `progress` is called with the number of
-/// messages written so far.
+/// messages written so far. Refuses a source whose writer is still at work
+/// ([`BagError::BeingWritten`](crate::BagError::BeingWritten)).
 pub fn export(
     source: &BagReader,
     out: &Path,
     options: &ExportOptions,
     mut progress: impl FnMut(u64),
 ) -> Result<ExportReport> {
+    // A bag being written is not finished: refuse rather than export a part of it as a whole.
+    crate::writer_lock::ensure_not_being_written(source.path())?;
     let filter = &options.filter;
     let (first, last) = source.time_range_ns().unwrap_or((0, 0));
     let record = SourceRecord {
@@ -55,6 +60,7 @@ pub fn export(
         end_ns: filter.end_ns.unwrap_or(last.saturating_add(1)),
         topics: filter.topics.iter().flatten().cloned().collect(),
     };
+    let range_end_ns = record.end_ns;
     let mut writer = BagWriter::create(
         out,
         WriteOptions::new()
@@ -62,14 +68,28 @@ pub fn export(
             .chunk_max_age(None)
             .source(record),
     )?;
-    let carried_dropped = source.dropped_messages().unwrap_or(0);
-    writer.add_dropped(carried_dropped);
-    let count_unstamped = source.unstamped_messages().unwrap_or(0) > 0;
+    // Unknown stays unknown: a 0 here would call a recording of unknown loss complete.
+    let carried_dropped = source.dropped_messages();
+    match carried_dropped {
+        Some(dropped) => writer.add_dropped(dropped),
+        None => writer.mark_drop_count_unknown()?,
+    }
+    let source_unstamped = source.unstamped_messages();
+    if source_unstamped.is_none() {
+        writer.mark_unstamped_count_unknown()?;
+    }
+    let count_unstamped = source_unstamped.unwrap_or(0) > 0;
     let kept_topics: Option<&BTreeSet<String>> = filter.topics.as_ref();
     for a in source.advertised_never_published() {
         if kept_topics.is_none_or(|t| t.contains(&a.topic)) {
             writer.advertise(&a.topic, &a.schema);
         }
+    }
+
+    // A range cut from a lossy recording is not a clean one: the source's record of loss and
+    // its damaged parts travel with the export.
+    for loss in source_loss(source, filter.start_ns, filter.end_ns) {
+        writer.record_loss(loss)?;
     }
 
     let mut channels = HashMap::new();
@@ -82,13 +102,26 @@ pub fn export(
         if count_unstamped && m.publish_time_ns == m.log_time_ns {
             writer.add_unstamped(1);
         }
-        writer.write_message(
+        if let Err(error) = writer.write_message(
             channel,
             m.sequence,
             m.log_time_ns,
             m.publish_time_ns,
             m.data,
-        )?;
+        ) {
+            // The export is cut short (a full disk): its index must say which range it was
+            // meant to cover and did not. Best effort: the open part left in the index says the
+            // writer did not finish even when this cannot be stored.
+            let mut loss = LossRecord::new(
+                LossKind::ExportCutShort,
+                None,
+                format!("writing stopped: {}", error.detail()),
+            );
+            loss.start_ns = Some(m.log_time_ns);
+            loss.end_ns = Some(range_end_ns);
+            writer.record_loss(loss).ok();
+            return Err(error);
+        }
         written += 1;
         if written.is_multiple_of(10_000) {
             progress(written);
@@ -108,4 +141,48 @@ pub fn export(
             .collect(),
         read_issues,
     })
+}
+
+/// The loss `source` records, and its damaged parts as loss records, less what lies wholly
+/// outside `start_ns..end_ns` (an open end reaches past what the source could be read to).
+fn source_loss(source: &BagReader, start_ns: Option<u64>, end_ns: Option<u64>) -> Vec<LossRecord> {
+    let path = source.path().display();
+    let mut loss: Vec<LossRecord> = source
+        .metadata()
+        .and_then(|m| m.redline.as_ref())
+        .map(|r| r.loss.clone())
+        .unwrap_or_default();
+    for part in source.parts() {
+        let record = match &part.status {
+            PartStatus::Complete => continue,
+            PartStatus::Missing => LossRecord::new(
+                LossKind::MissingPart,
+                Some(part.name.clone()),
+                format!("missing from the source {path}"),
+            ),
+            PartStatus::Garbage { what } => LossRecord::new(
+                LossKind::UnreadablePart,
+                Some(part.name.clone()),
+                format!("unreadable in the source {path}: {what}"),
+            ),
+            PartStatus::Torn { damage } => {
+                let mut record = LossRecord::new(
+                    LossKind::TornTail,
+                    Some(part.name.clone()),
+                    format!("torn in the source {path}: {}", damage.what),
+                );
+                record.start_byte = Some(damage.offset);
+                record.end_byte = Some(part.size_bytes);
+                record.start_ns = part.time_range_ns.map(|(_, last)| last.saturating_add(1));
+                record
+            }
+        };
+        loss.push(record);
+    }
+    loss.retain(|l| {
+        let before = l.end_ns.zip(start_ns).is_some_and(|(e, start)| e <= start);
+        let after = l.start_ns.zip(end_ns).is_some_and(|(s, end)| s >= end);
+        !(before || after)
+    });
+    loss
 }

@@ -52,6 +52,7 @@ mod scan;
 pub mod verify;
 mod write_behind;
 pub mod writer;
+pub mod writer_lock;
 
 pub use channel::{ChannelInfo, ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
 pub use drop_queue::DropQueue;

@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 pub use publish::{LivePublisher, advertise};
-pub use record::{RecordStats, Recorder};
+pub use record::{DEFAULT_MAX_TOPICS, RecordStats, Recorder};
 pub use session::{Mode, SessionOptions, close, link_count};
 pub use subscribe::{
     Advertised, Advertisements, LiveMessage, LiveTopic, Subscription, TopicId, TopicTable,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,55 @@ pub struct Metadata {
     /// What MCAP has no slot for. Absent in bags written by other tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redline: Option<RedlineSection>,
+    /// Part names the file listed that are not plain file names inside the bag (`../x.mcap`,
+    /// `/abs/x.mcap`): taken out of every list above by [`Metadata::parse`], so that no reader
+    /// or repair ever opens them, and kept here to be reported as damage. Never written.
+    #[serde(skip)]
+    pub refused_part_names: Vec<RefusedPartName>,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+/// A part name in `metadata.yaml` that would lead outside the bag directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedPartName {
+    /// The list it was in (`relative_file_paths`, `files`, `redline.parts`).
+    pub field: &'static str,
+    /// The name as written.
+    pub name: String,
+    /// Why it is not a plain file name.
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for RefusedPartName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "metadata.yaml lists part {:?} in {}, which is {}: refused, nothing outside the bag is read",
+            self.name, self.field, self.why
+        )
+    }
+}
+
+/// Whether `name` is a plain file name that stays inside the bag directory when joined to it:
+/// not empty, not `.` or `..`, no separators, not absolute. `Err` says what it is instead.
+pub fn check_part_name(name: &str) -> std::result::Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("empty");
+    }
+    if name.contains(['/', '\\']) {
+        return Err("a path, not a file name");
+    }
+    if name.contains('\0') {
+        return Err("a name with a NUL byte");
+    }
+    let mut components = Path::new(name).components();
+    match (components.next(), components.next()) {
+        (Some(Component::Normal(n)), None) if n == name => Ok(()),
+        _ => Err("not a plain file name"),
+    }
 }
 
 /// rosbag2's `rosbag2_bagfile_information`.
@@ -58,6 +107,10 @@ pub struct BagfileInformation {
     /// The ROS distribution, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ros_distro: Option<String>,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// A duration in nanoseconds.
@@ -82,6 +135,10 @@ pub struct TopicWithCount {
     pub topic_metadata: TopicMetadata,
     /// Messages on the topic in all parts.
     pub message_count: u64,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// rosbag2's description of a topic.
@@ -99,6 +156,10 @@ pub struct TopicMetadata {
     pub offered_qos_profiles: serde_yaml_ng::Value,
     /// rosbag2's type description hash; empty for ours.
     pub type_description_hash: String,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// One part in rosbag2's `files` list.
@@ -113,16 +174,29 @@ pub struct FileInformation {
     pub duration: Duration,
     /// Messages in the part.
     pub message_count: u64,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// Our own section: what the parts cannot say about themselves.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RedlineSection {
-    /// Messages that never reached the recording (queue overflow, capture eviction).
-    pub dropped_messages: u64,
-    /// Messages that arrived without a publisher timestamp (publish_time = log_time).
-    pub unstamped_messages: u64,
+    /// Messages that never reached the recording (queue overflow, capture eviction); `None`
+    /// when nobody knows (a bag reindexed without a readable count, an export of such a bag).
+    /// Written as `null`, never left out: an older reader that finds `null` where it expects a
+    /// number calls the whole index unreadable, hence the count unknown, where a missing field
+    /// would have read as 0.
+    pub dropped_messages: Option<u64>,
+    /// Messages that arrived without a publisher timestamp (publish_time = log_time); `None`
+    /// when unknown, written as `null` for the same reason.
+    pub unstamped_messages: Option<u64>,
+    /// Of `dropped_messages`, those the writer itself refused, by reason (a message larger
+    /// than a chunk may be). Left out when empty.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub dropped_by_reason: BTreeMap<String, u64>,
     /// Topics advertised during the recording that never published a message.
     pub advertised_never_published: Vec<Advertised>,
     /// Per part: state, count, time range.
@@ -130,6 +204,15 @@ pub struct RedlineSection {
     /// Set on bags made from another bag (`bag export`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRecord>,
+    /// What is known to be lost, and where: kept by every rebuild of the index, so that a
+    /// repaired bag still says what the repair could not bring back. Left out when empty
+    /// (older readers ignore it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loss: Vec<LossRecord>,
+    /// Fields this version does not know, kept as found so that rewriting an index (reindex)
+    /// never drops what a newer rosbag2 or Redline wrote.
+    #[serde(flatten)]
+    pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// A topic seen advertised (liveliness) with its schema.
@@ -170,6 +253,102 @@ pub struct PartRecord {
     pub end_ns: u64,
 }
 
+/// What kind of loss a [`LossRecord`] records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// A part the index listed is gone from the bag.
+    MissingPart,
+    /// A torn part was cut at its damage: the bytes from there to its end are not in the part
+    /// any more (the original is kept beside it as `.mcap.torn`).
+    TornTail,
+    /// A part is not readable MCAP and holds no messages that could be recovered.
+    UnreadablePart,
+    /// The index listed a part name that leads outside the bag; it was never read.
+    RefusedPartName,
+    /// An export stopped before it covered its source range.
+    ExportCutShort,
+    /// Messages of a torn part on channels it never defined: they cannot be attributed to a
+    /// topic, so the repaired part leaves them out (the original keeps them).
+    UnattributedMessages,
+}
+
+/// One loss, as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LossRecord {
+    /// What was lost.
+    pub kind: LossKind,
+    /// The part concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// Messages known to be lost (`None`: unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    /// First byte lost, in the part as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_byte: Option<u64>,
+    /// One past the last byte lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_byte: Option<u64>,
+    /// First log time of what is lost, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ns: Option<u64>,
+    /// End (exclusive) of the log times lost, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_ns: Option<u64>,
+    /// In words.
+    #[serde(default)]
+    pub detail: String,
+}
+
+impl LossRecord {
+    /// A record of `kind` for `part`, with `detail`; the other fields unset.
+    pub fn new(kind: LossKind, part: Option<String>, detail: impl Into<String>) -> Self {
+        LossRecord {
+            kind,
+            part,
+            messages: None,
+            start_byte: None,
+            end_byte: None,
+            start_ns: None,
+            end_ns: None,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for LossRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            LossKind::MissingPart => "a listed part is gone",
+            LossKind::TornTail => "a torn part was cut",
+            LossKind::UnreadablePart => "a part is unreadable",
+            LossKind::RefusedPartName => "a part name was refused",
+            LossKind::ExportCutShort => "the export stopped short of its range",
+            LossKind::UnattributedMessages => "messages on undefined channels were left out",
+        };
+        write!(f, "recorded loss: {what}")?;
+        if let Some(part) = &self.part {
+            write!(f, " ({part})")?;
+        }
+        if let Some(n) = self.messages {
+            write!(f, ", {n} messages")?;
+        }
+        if let (Some(a), Some(b)) = (self.start_byte, self.end_byte) {
+            write!(f, ", bytes {a}..{b}")?;
+        }
+        match (self.start_ns, self.end_ns) {
+            (Some(a), Some(b)) => write!(f, ", log time {a}..{b} ns")?,
+            (Some(a), None) => write!(f, ", from log time {a} ns")?,
+            _ => {}
+        }
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
 /// Where an exported bag came from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -199,8 +378,81 @@ impl Metadata {
     }
 
     /// Parses the text of a `metadata.yaml`.
+    ///
+    /// Part names that are not plain file names inside the bag are taken out of the lists and
+    /// kept in [`Metadata::refused_part_names`].
     pub fn parse(text: &str) -> std::result::Result<Self, String> {
-        serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
+        let mut m: Self = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
+        m.refuse_unsafe_part_names();
+        Ok(m)
+    }
+
+    /// Moves every part name that would lead outside the bag into `refused_part_names`.
+    fn refuse_unsafe_part_names(&mut self) {
+        let refused = &mut self.refused_part_names;
+        let mut keep = |field: &'static str, name: &str| match check_part_name(name) {
+            Ok(()) => true,
+            Err(why) => {
+                if !refused.iter().any(|r| r.name == name) {
+                    refused.push(RefusedPartName {
+                        field,
+                        name: name.to_string(),
+                        why,
+                    });
+                }
+                false
+            }
+        };
+        let info = &mut self.rosbag2_bagfile_information;
+        info.relative_file_paths
+            .retain(|n| keep("relative_file_paths", n));
+        info.files.retain(|f| keep("files", &f.path));
+        if let Some(r) = &mut self.redline {
+            r.parts.retain(|p| keep("redline.parts", &p.path));
+        }
+    }
+
+    /// What can still be read of our section from the text of a `metadata.yaml` that does not
+    /// parse: the whole section if only another part of the file is broken, else field by
+    /// field, else (the text is not even YAML) `dropped_messages: N` and
+    /// `unstamped_messages: N` lines. `None` when there is no trace of our section. Counts
+    /// that cannot be read stay `None` (unknown), never 0; part names that leave the bag are
+    /// left out.
+    pub fn salvage(text: &str) -> Option<RedlineSection> {
+        use serde_yaml_ng::Value;
+        let Ok(document) = serde_yaml_ng::from_str::<Value>(text) else {
+            return salvage_lines(text);
+        };
+        let section = document.get("redline")?;
+        let mut redline = match serde_yaml_ng::from_value::<RedlineSection>(section.clone()) {
+            Ok(r) => r,
+            Err(_) => {
+                // Each field that still reads; the rest stays unknown or empty.
+                RedlineSection {
+                    dropped_messages: field(section, "dropped_messages"),
+                    unstamped_messages: field(section, "unstamped_messages"),
+                    dropped_by_reason: field(section, "dropped_by_reason").unwrap_or_default(),
+                    advertised_never_published: field(section, "advertised_never_published")
+                        .unwrap_or_default(),
+                    parts: field(section, "parts").unwrap_or_default(),
+                    source: field(section, "source"),
+                    loss: field(section, "loss").unwrap_or_default(),
+                    other_fields: BTreeMap::new(),
+                }
+            }
+        };
+        redline.parts.retain(|p| check_part_name(&p.path).is_ok());
+        Some(redline)
+    }
+
+    /// Reads `path` (a regular file, never a FIFO or device) and [salvages](Self::salvage) it.
+    pub fn salvage_file(path: &Path) -> Result<Option<RedlineSection>> {
+        let meta = fs::metadata(path).map_err(|e| BagError::io("opening", path, e))?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let bytes = fs::read(path).map_err(|e| BagError::io("reading", path, e))?;
+        Ok(Self::salvage(&String::from_utf8_lossy(&bytes)))
     }
 
     /// The YAML text.
@@ -214,8 +466,13 @@ impl Metadata {
     pub fn store_atomically(&self, dir: &Path) -> Result<()> {
         let final_path = dir.join(METADATA_FILE);
         let tmp_path: PathBuf = dir.join(format!(".{METADATA_FILE}.tmp"));
-        let mut file =
-            fs::File::create(&tmp_path).map_err(|e| BagError::io("creating", &tmp_path, e))?;
+        // Created new, so that a planted symlink of that name is never followed out of the bag.
+        let _ = fs::remove_file(&tmp_path);
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp_path)
+            .map_err(|e| BagError::io("creating", &tmp_path, e))?;
         file.write_all(self.to_yaml().as_bytes())
             .and_then(|()| file.sync_all())
             .map_err(|e| BagError::io("writing", &tmp_path, e))?;
@@ -223,6 +480,27 @@ impl Metadata {
         fs::rename(&tmp_path, &final_path).map_err(|e| BagError::io("renaming", &tmp_path, e))?;
         sync_dir(dir)
     }
+}
+
+/// Field `name` of a YAML mapping, if it is there and reads as a `T`.
+fn field<T: serde::de::DeserializeOwned>(mapping: &serde_yaml_ng::Value, name: &str) -> Option<T> {
+    serde_yaml_ng::from_value(mapping.get(name)?.clone()).ok()
+}
+
+/// [`Metadata::salvage`] for text that is not YAML: the two counts, from lines of their own.
+fn salvage_lines(text: &str) -> Option<RedlineSection> {
+    let count = |key: &str| {
+        text.lines()
+            .filter_map(|l| l.trim().strip_prefix(key)?.trim().parse::<u64>().ok())
+            .next_back()
+    };
+    let dropped_messages = count("dropped_messages:");
+    let unstamped_messages = count("unstamped_messages:");
+    (dropped_messages.is_some() || unstamped_messages.is_some()).then(|| RedlineSection {
+        dropped_messages,
+        unstamped_messages,
+        ..RedlineSection::default()
+    })
 }
 
 /// Message counts by topic, type and serialization format, as rosbag2 lists topics.
@@ -275,8 +553,10 @@ impl BagfileInformation {
                         serialization_format: encoding,
                         offered_qos_profiles: serde_yaml_ng::Value::String(String::new()),
                         type_description_hash: String::new(),
+                        other_fields: BTreeMap::new(),
                     },
                     message_count: count,
+                    other_fields: BTreeMap::new(),
                 })
                 .collect(),
             compression_format: String::new(),
@@ -293,10 +573,77 @@ impl BagfileInformation {
                         nanoseconds: p.end_ns.saturating_sub(p.start_ns),
                     },
                     message_count: p.message_count,
+                    other_fields: BTreeMap::new(),
                 })
                 .collect(),
             custom_data: None,
             ros_distro: None,
+            other_fields: BTreeMap::new(),
+        }
+    }
+}
+
+impl BagfileInformation {
+    /// Takes from `old` (the index this one replaces) every field a rebuild from the parts does
+    /// not own: the version (never lowered, so a version 9 list of QoS profiles stays readable),
+    /// compression, `custom_data`, `ros_distro`, unknown fields, and per topic its QoS profiles,
+    /// type hash and unknown fields. Topics `old` lists that the parts do not hold stay listed,
+    /// with 0 messages. Counts, times and the part lists are this one's.
+    pub(crate) fn keep_fields_of(&mut self, old: &BagfileInformation) {
+        self.version = self.version.max(old.version);
+        if !old.compression_format.is_empty() || !old.compression_mode.is_empty() {
+            self.compression_format = old.compression_format.clone();
+            self.compression_mode = old.compression_mode.clone();
+        }
+        self.custom_data = old.custom_data.clone();
+        self.ros_distro = old.ros_distro.clone();
+        self.other_fields = old.other_fields.clone();
+        let same = |a: &TopicMetadata, b: &TopicMetadata| {
+            a.name == b.name
+                && a.type_name == b.type_name
+                && a.serialization_format == b.serialization_format
+        };
+        for topic in &mut self.topics_with_message_count {
+            let new = &topic.topic_metadata;
+            let Some(found) = old
+                .topics_with_message_count
+                .iter()
+                .find(|o| same(&o.topic_metadata, new))
+                .or_else(|| {
+                    old.topics_with_message_count
+                        .iter()
+                        .find(|o| o.topic_metadata.name == new.name)
+                })
+            else {
+                continue;
+            };
+            let message_count = topic.message_count;
+            let (name, type_name, serialization_format) = (
+                new.name.clone(),
+                new.type_name.clone(),
+                new.serialization_format.clone(),
+            );
+            *topic = found.clone();
+            topic.message_count = message_count;
+            topic.topic_metadata.name = name;
+            topic.topic_metadata.type_name = type_name;
+            topic.topic_metadata.serialization_format = serialization_format;
+        }
+        for old_topic in &old.topics_with_message_count {
+            let listed = self
+                .topics_with_message_count
+                .iter()
+                .any(|t| t.topic_metadata.name == old_topic.topic_metadata.name);
+            if !listed {
+                let mut kept = old_topic.clone();
+                kept.message_count = 0;
+                self.topics_with_message_count.push(kept);
+            }
+        }
+        for file in &mut self.files {
+            if let Some(found) = old.files.iter().find(|o| o.path == file.path) {
+                file.other_fields = found.other_fields.clone();
+            }
         }
     }
 }
@@ -332,8 +679,9 @@ mod tests {
         let mut m = Metadata::default();
         m.rosbag2_bagfile_information.version = METADATA_VERSION;
         m.redline = Some(RedlineSection {
-            dropped_messages: 3,
-            unstamped_messages: 4,
+            dropped_messages: Some(3),
+            unstamped_messages: None,
+            dropped_by_reason: BTreeMap::from([("too large".to_string(), 1)]),
             advertised_never_published: vec![Advertised {
                 topic: "car/horn".into(),
                 schema: "EngineRpm".into(),
@@ -346,9 +694,47 @@ mod tests {
                 end_ns: 2,
             }],
             source: None,
+            loss: vec![LossRecord::new(
+                LossKind::MissingPart,
+                Some("b_1.mcap".into()),
+                "",
+            )],
+            other_fields: BTreeMap::new(),
         });
         let text = m.to_yaml();
         assert!(text.contains("state: torn"), "{text}");
+        assert!(text.contains("unstamped_messages: null"), "{text}");
         assert_eq!(Metadata::parse(&text).expect("parses"), m);
+    }
+
+    #[test]
+    fn part_names_that_leave_the_bag_are_taken_out_and_kept_as_refused() {
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../x.mcap",
+            "/abs/x.mcap",
+            "a/b.mcap",
+            "a\\b.mcap",
+        ] {
+            assert!(check_part_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["b_0.mcap", "..x.mcap", "x..mcap", "a b.mcap"] {
+            assert_eq!(check_part_name(good), Ok(()), "{good:?}");
+        }
+        let text = "rosbag2_bagfile_information:\n  relative_file_paths:\n  - a.mcap\n  - ../x.mcap\n  files:\n  - path: ../x.mcap\n  - path: /etc/y.mcap\n";
+        let m = Metadata::parse(text).expect("parses");
+        assert_eq!(
+            m.rosbag2_bagfile_information.relative_file_paths,
+            ["a.mcap"]
+        );
+        assert!(m.rosbag2_bagfile_information.files.is_empty());
+        let refused: Vec<&str> = m
+            .refused_part_names
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect();
+        assert_eq!(refused, ["../x.mcap", "/etc/y.mcap"]);
     }
 }

@@ -20,7 +20,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
 use crate::format::encode::{put_bytes, put_map, put_str, put_u16, put_u32, put_u64, record};
-use crate::format::{ChunkHeader, Compression, Footer, MAGIC, MessageHeader, SummaryOffset, op};
+use crate::format::{
+    ChunkHeader, Compression, Footer, MAGIC, MAX_RECORD_BYTES, MESSAGE_RECORD_OVERHEAD,
+    MessageHeader, SummaryOffset, op,
+};
+
+/// The most bytes of records one chunk holds. Readers refuse a chunk whose record or whose
+/// uncompressed records exceed [`MAX_RECORD_BYTES`]; a chunk's bytes on disk are never more than
+/// its records (compression that does not shrink them is not used), and the rest leaves room
+/// for the chunk's header.
+pub(crate) const MAX_CHUNK_RECORDS_BYTES: usize = MAX_RECORD_BYTES - 4096;
 
 /// The part being written. Chunks close on [`PartWriter::flush`], or by themselves once they
 /// hold `auto_chunk_bytes` of records when that is set.
@@ -90,6 +99,12 @@ impl<W: Write> PartWriter<W> {
     /// Bytes handed to `out` so far; the open chunk is not among them.
     pub(crate) fn position(&self) -> u64 {
         self.out.position
+    }
+
+    /// Whether one more channel and one more schema still fit in this part (MCAP numbers them
+    /// with 16 bits: channels 0 to 65535, schemas 1 to 65535).
+    pub(crate) fn has_room_for_a_channel(&self) -> bool {
+        self.channels.len() <= usize::from(u16::MAX) && self.schemas.len() < usize::from(u16::MAX)
     }
 
     /// Bytes of records in the open chunk, before compression.
@@ -168,7 +183,23 @@ impl<W: Write> PartWriter<W> {
     }
 
     /// Appends a message to the open chunk.
+    ///
+    /// Closes the open chunk first when the message would take it past
+    /// [`MAX_CHUNK_RECORDS_BYTES`], and refuses a message that alone would, so that no reader
+    /// ever meets a chunk it refuses.
     pub(crate) fn write_message(&mut self, header: &MessageHeader, data: &[u8]) -> io::Result<()> {
+        let record_len = MESSAGE_RECORD_OVERHEAD.saturating_add(data.len());
+        if record_len > MAX_CHUNK_RECORDS_BYTES {
+            return Err(invalid_input(format!(
+                "a message of {} bytes is larger than a chunk may be ({MAX_CHUNK_RECORDS_BYTES} bytes)",
+                data.len()
+            )));
+        }
+        if usize::from(header.channel_id) < self.stats.channel_counts.len()
+            && self.chunk.records.len() + record_len > MAX_CHUNK_RECORDS_BYTES
+        {
+            self.close_chunk()?;
+        }
         let channel = usize::from(header.channel_id);
         let Some(count) = self.stats.channel_counts.get_mut(channel) else {
             return Err(invalid_input(format!(

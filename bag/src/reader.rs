@@ -218,14 +218,14 @@ impl BagReader {
     pub fn dropped_messages(&self) -> Option<u64> {
         self.metadata()
             .and_then(|m| m.redline.as_ref())
-            .map(|r| r.dropped_messages)
+            .and_then(|r| r.dropped_messages)
     }
 
     /// Messages recorded without a publisher timestamp (`None` when unknown).
     pub fn unstamped_messages(&self) -> Option<u64> {
         self.metadata()
             .and_then(|m| m.redline.as_ref())
-            .map(|r| r.unstamped_messages)
+            .and_then(|r| r.unstamped_messages)
     }
 
     /// One sentence per loss or damage known from opening the recording (without reading its

@@ -7,7 +7,7 @@
 //!   the OS at once, so a crash loses at most about a second of data;
 //! - `metadata.yaml` is rewritten atomically at creation, on every roll and at close.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
@@ -15,14 +15,16 @@ use std::time::{Duration, Instant};
 
 use crate::channel::ChannelSpec;
 use crate::error::{BagError, Result};
+use crate::format::MESSAGE_RECORD_OVERHEAD;
 use crate::format::{Compression, MessageHeader};
 use crate::layout::part_file_name;
 use crate::metadata::{
-    Advertised, BagfileInformation, Metadata, PartRecord, PartState, RedlineSection, SourceRecord,
-    TopicCounts,
+    Advertised, BagfileInformation, LossRecord, Metadata, PartRecord, PartState, RedlineSection,
+    SourceRecord, TopicCounts,
 };
-use crate::part_writer::PartWriter;
+use crate::part_writer::{MAX_CHUNK_RECORDS_BYTES, PartWriter};
 use crate::write_behind::WriteBehind;
+use crate::writer_lock::WriterLock;
 
 /// Options for [`BagWriter`], built like mcap's `WriteOptions`.
 #[derive(Debug, Clone)]
@@ -118,6 +120,9 @@ pub struct BagSummary {
     pub message_count: u64,
     /// Messages counted as dropped.
     pub dropped_messages: u64,
+    /// Whether `dropped_messages` is the whole count; `false` after
+    /// [`BagWriter::mark_drop_count_unknown`], and the index then says `null`.
+    pub drop_count_known: bool,
     /// Messages written without a publisher timestamp.
     pub unstamped_messages: u64,
     /// Advertised topics that never published.
@@ -150,11 +155,18 @@ pub struct BagWriter {
     finished_parts: Vec<PartRecord>,
     dropped_messages: u64,
     unstamped_messages: u64,
+    drop_count_known: bool,
+    unstamped_count_known: bool,
+    loss: Vec<LossRecord>,
+    /// Messages this writer refused, by reason (also counted in `dropped_messages`).
+    dropped_by_reason: BTreeMap<String, u64>,
     advertised: BTreeSet<Advertised>,
     /// Drop, unstamped and advertisement counts as the index on disk last recorded them.
     indexed_counters: (u64, u64, usize),
     last_index_store: Option<Instant>,
     closed: bool,
+    /// Held until the bag is finished, so that reindex and export leave it alone meanwhile.
+    lock: WriterLock,
 }
 
 /// `write` checks the open chunk's age once per this many messages.
@@ -175,6 +187,7 @@ impl BagWriter {
             }
             Err(e) => return Err(BagError::io("opening", &dir, e)),
         }
+        let lock = WriterLock::acquire(&dir)?;
         let name = dir
             .file_name()
             .and_then(|n| n.to_str())
@@ -191,10 +204,15 @@ impl BagWriter {
             finished_parts: Vec::new(),
             dropped_messages: 0,
             unstamped_messages: 0,
+            drop_count_known: true,
+            unstamped_count_known: true,
+            loss: Vec::new(),
+            dropped_by_reason: BTreeMap::new(),
             advertised: BTreeSet::new(),
             indexed_counters: (0, 0, 0),
             last_index_store: None,
             closed: false,
+            lock,
         };
         writer.open_part()?;
         writer.store_metadata()?;
@@ -230,6 +248,7 @@ impl BagWriter {
         publish_time_ns: Option<u64>,
         data: &[u8],
     ) -> Result<()> {
+        self.refuse_if_too_large(channel, data.len())?;
         let state = self
             .channels
             .get_mut(channel.0)
@@ -259,6 +278,7 @@ impl BagWriter {
         if self.channels.get(channel.0).is_none() {
             return Err(BagError::UnknownChannel(channel.0));
         }
+        self.refuse_if_too_large(channel, data.len())?;
         self.roll_if_due(log_time_ns)?;
         let mcap_channel = self.mcap_channel(channel)?;
         let part = self.current_part()?;
@@ -290,9 +310,74 @@ impl BagWriter {
         self.close_chunk_if_due(check_age)
     }
 
+    /// A message too large for any chunk (readers refuse such chunks) is not written: it is
+    /// counted as dropped, with the reason, and the caller told.
+    fn refuse_if_too_large(&mut self, channel: ChannelId, bytes: usize) -> Result<()> {
+        let limit = MAX_CHUNK_RECORDS_BYTES - MESSAGE_RECORD_OVERHEAD;
+        if bytes <= limit {
+            return Ok(());
+        }
+        self.dropped_messages += 1;
+        *self
+            .dropped_by_reason
+            .entry(format!(
+                "larger than a chunk may be ({limit} bytes, the reader's limit)"
+            ))
+            .or_insert(0) += 1;
+        self.store_metadata_if_counters_changed()?;
+        let topic = self
+            .channels
+            .get(channel.0)
+            .map(|c| c.spec.topic.clone())
+            .unwrap_or_default();
+        Err(BagError::MessageTooLarge {
+            topic,
+            bytes,
+            limit,
+        })
+    }
+
+    /// Counts `n` messages that never reached the recording because of `reason` (a topic limit,
+    /// ...): in `dropped_messages` and, by reason, in `dropped_by_reason`.
+    pub fn add_dropped_for(&mut self, reason: &str, n: u64) {
+        self.dropped_messages += n;
+        *self
+            .dropped_by_reason
+            .entry(reason.to_string())
+            .or_insert(0) += n;
+    }
+
     /// Counts `n` messages that never reached the recording.
     pub fn add_dropped(&mut self, n: u64) {
         self.dropped_messages += n;
+    }
+
+    /// Says that messages may have been lost without being counted (as when copying a bag whose
+    /// drop count is unknown): the index then records the drop count as unknown (`null`) rather
+    /// than a number that would understate the loss. Cannot be undone. Stores the index at once,
+    /// so that a writer killed right after does not leave a count that claims to be whole.
+    pub fn mark_drop_count_unknown(&mut self) -> Result<()> {
+        if !self.drop_count_known {
+            return Ok(());
+        }
+        self.drop_count_known = false;
+        self.store_metadata()
+    }
+
+    /// Says that some messages' publish times may be synthesized without being counted (as when
+    /// copying a bag whose unstamped count is unknown): the index records `null`, stored at once.
+    pub fn mark_unstamped_count_unknown(&mut self) -> Result<()> {
+        if !self.unstamped_count_known {
+            return Ok(());
+        }
+        self.unstamped_count_known = false;
+        self.store_metadata()
+    }
+
+    /// Records a loss in the index (as an export that cannot finish does), stored at once.
+    pub fn record_loss(&mut self, record: LossRecord) -> Result<()> {
+        self.loss.push(record);
+        self.store_metadata()
     }
 
     /// Counts `n` messages that were written elsewhere without a publisher timestamp (used when
@@ -363,6 +448,7 @@ impl BagWriter {
             parts: self.finished_parts.clone(),
             message_count: self.channels.iter().map(|c| c.message_count).sum(),
             dropped_messages: self.dropped_messages,
+            drop_count_known: self.drop_count_known,
             unstamped_messages: self.unstamped_messages,
             advertised_never_published: self.advertised_never_published(),
         }
@@ -374,7 +460,9 @@ impl BagWriter {
         }
         self.closed = true;
         self.finish_part()?;
-        self.store_metadata()
+        self.store_metadata()?;
+        self.lock.release();
+        Ok(())
     }
 
     fn current_part(&mut self) -> Result<&mut OpenPart> {
@@ -476,6 +564,20 @@ impl BagWriter {
     /// The part-local MCAP channel id, adding schema and channel to the part on first use so a
     /// part's summary lists exactly what its data section holds.
     fn mcap_channel(&mut self, channel: ChannelId) -> Result<u16> {
+        let Some(part) = self.part.as_mut() else {
+            return Err(BagError::InvalidArgument("the bag writer is closed".into()));
+        };
+        if let Some(Some(id)) = part.mcap_channel_ids.get(channel.0) {
+            return Ok(*id);
+        }
+        if !part.writer.has_room_for_a_channel() {
+            // MCAP numbers a part's channels with 16 bits: a peer publishing on more keys than
+            // that gets a new part, not the end of the recording.
+            self.finish_part()?;
+            self.open_part()?;
+            self.store_metadata()?;
+            return self.mcap_channel(channel);
+        }
         let Some(state) = self.channels.get(channel.0) else {
             return Err(BagError::UnknownChannel(channel.0));
         };
@@ -483,9 +585,6 @@ impl BagWriter {
         let Some(part) = self.part.as_mut() else {
             return Err(BagError::InvalidArgument("the bag writer is closed".into()));
         };
-        if let Some(Some(id)) = part.mcap_channel_ids.get(channel.0) {
-            return Ok(*id);
-        }
         let written = |e| BagError::io("writing", &part.path, e);
         let schema_id = match &spec.schema {
             None => 0,
@@ -537,12 +636,19 @@ impl BagWriter {
         Metadata {
             rosbag2_bagfile_information: info,
             redline: Some(RedlineSection {
-                dropped_messages: self.dropped_messages,
-                unstamped_messages: self.unstamped_messages,
+                dropped_messages: self.drop_count_known.then_some(self.dropped_messages),
+                unstamped_messages: self
+                    .unstamped_count_known
+                    .then_some(self.unstamped_messages),
+                dropped_by_reason: self.dropped_by_reason.clone(),
                 advertised_never_published: self.advertised_never_published(),
                 parts,
                 source: self.options.source.clone(),
+                loss: self.loss.clone(),
+                other_fields: Default::default(),
             }),
+            refused_part_names: Vec::new(),
+            other_fields: Default::default(),
         }
     }
 

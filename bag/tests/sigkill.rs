@@ -128,7 +128,7 @@ fn sigkill_at_random_moments_loses_only_the_open_chunk() {
         assert_eq!(reader.message_count(), recovered, "trial {trial}");
         assert_eq!(
             report.metadata.redline.as_ref().unwrap().dropped_messages,
-            3
+            Some(3)
         );
         eprintln!(
             "trial {trial}: {on_disk} flushed, {recovered} recovered, {} parts, {} repaired",

@@ -375,7 +375,7 @@ fn dropped_max_bag(dir: &Path) -> PathBuf {
     let bag = dropped_bag(dir);
     let mut m = bag::Metadata::load(&bag.join("metadata.yaml")).unwrap();
     if let Some(r) = m.redline.as_mut() {
-        r.dropped_messages = u64::MAX;
+        r.dropped_messages = Some(u64::MAX);
     }
     m.store_atomically(&bag).unwrap();
     bag

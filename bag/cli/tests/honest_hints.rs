@@ -38,7 +38,7 @@ fn a_drop_count_near_u64_max_gives_a_sane_percentage() {
     let dir = tmp.path().join("drive");
     small_bag(&dir, 1, 1);
     let mut m = bag::Metadata::load(&dir.join("metadata.yaml")).unwrap();
-    m.redline.as_mut().unwrap().dropped_messages = u64::MAX;
+    m.redline.as_mut().unwrap().dropped_messages = Some(u64::MAX);
     m.store_atomically(&dir).unwrap();
 
     let info = bag(&["info".as_ref(), dir.as_os_str()]);

@@ -2,7 +2,7 @@
 //! advertised topics at the end.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Advertised, LiveError, LiveMessage, TopicTable, channel_for};
 use crate::{BagSummary, BagWriter, ChannelId, DropQueue};
@@ -15,6 +15,14 @@ const GATHER: Duration = Duration::from_millis(2);
 /// Queued messages that already make a batch worth taking without gathering more.
 const FULL_BATCH: usize = 1024;
 
+/// How long one [`Recorder::pump`] writes before it returns (the rest of its batch waits for
+/// the next call), so that a recorder far behind still notices Ctrl-C within a fraction of a
+/// second.
+const PUMP_BUDGET: Duration = Duration::from_millis(250);
+
+/// `pump` reads the clock once per this many messages.
+const CLOCK_EVERY: usize = 256;
+
 /// What a [`Recorder`] has written so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RecordStats {
@@ -26,18 +34,39 @@ pub struct RecordStats {
     pub unstamped: u64,
     /// Messages lost before they reached the writer.
     pub dropped: u64,
+    /// Messages refused (larger than a chunk may be, or on a topic beyond the limit); the
+    /// index counts them as dropped, with the reason.
+    pub refused: u64,
 }
 
 /// Drains a subscription's queue into a [`BagWriter`].
 pub struct Recorder {
     writer: BagWriter,
     topics: Arc<TopicTable>,
-    channels: Vec<Option<ChannelId>>,
+    /// Per topic id: its channel once accepted, or refused (over the topic limit).
+    channels: Vec<Slot>,
+    /// Topics accepted so far, and how many may be.
+    accepted_topics: usize,
+    max_topics: usize,
     stats: RecordStats,
     batch: Vec<LiveMessage>,
+    /// Messages of `batch` already written.
+    batch_written: usize,
     /// Advertised topics the writer knows of.
     advertised: usize,
 }
+
+/// What the recorder has decided about a topic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Unseen,
+    Channel(ChannelId),
+    Refused,
+}
+
+/// Topics a [`Recorder`] accepts unless told otherwise: a peer publishing on ever more keys
+/// must not grow a recording (or its memory) without bound.
+pub const DEFAULT_MAX_TOPICS: usize = 65_536;
 
 impl std::fmt::Debug for Recorder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -55,21 +84,49 @@ impl Recorder {
             writer,
             topics,
             channels: Vec::new(),
+            accepted_topics: 0,
+            max_topics: DEFAULT_MAX_TOPICS,
             stats: RecordStats::default(),
             batch: Vec::new(),
+            batch_written: 0,
             advertised: 0,
         }
     }
 
+    /// Accepts at most `max` distinct topics (default [`DEFAULT_MAX_TOPICS`]); messages on
+    /// further topics are not written and are counted as dropped, with the reason, in the index.
+    pub fn max_topics(mut self, max: usize) -> Self {
+        self.max_topics = max;
+        self
+    }
+
     /// Writes one message.
     pub fn write(&mut self, message: &LiveMessage) -> Result<(), LiveError> {
-        let channel = self.channel(message.topic)?;
-        self.writer.write(
+        let Some(channel) = self.channel(message.topic)? else {
+            self.stats.refused += 1;
+            self.writer.add_dropped_for(
+                &format!(
+                    "on a topic beyond the recorder's limit of {} topics",
+                    self.max_topics
+                ),
+                1,
+            );
+            return Ok(());
+        };
+        match self.writer.write(
             channel,
             message.log_time_ns,
             message.publish_time_ns,
             &message.data,
-        )?;
+        ) {
+            Ok(()) => {}
+            // Counted in the index already; one oversized sample must not end the recording.
+            Err(crate::BagError::MessageTooLarge { .. }) => {
+                self.stats.refused += 1;
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        }
         self.stats.messages += 1;
         self.stats.payload_bytes += message.data.len() as u64;
         if message.publish_time_ns.is_none() {
@@ -78,10 +135,22 @@ impl Recorder {
         Ok(())
     }
 
-    fn channel(&mut self, topic: u32) -> Result<ChannelId, LiveError> {
+    /// The channel of `topic`, adding it the first time; `None` when the topic is refused.
+    fn channel(&mut self, topic: u32) -> Result<Option<ChannelId>, LiveError> {
         let index = topic as usize;
-        if let Some(Some(id)) = self.channels.get(index) {
-            return Ok(*id);
+        match self.channels.get(index) {
+            Some(Slot::Channel(id)) => return Ok(Some(*id)),
+            Some(Slot::Refused) => return Ok(None),
+            Some(Slot::Unseen) | None => {}
+        }
+        if self.channels.len() <= index {
+            self.channels.resize(index + 1, Slot::Unseen);
+        }
+        if self.accepted_topics >= self.max_topics {
+            if let Some(slot) = self.channels.get_mut(index) {
+                *slot = Slot::Refused;
+            }
+            return Ok(None);
         }
         let Some(live) = self.topics.get(topic) else {
             return Err(LiveError::Declare {
@@ -92,36 +161,86 @@ impl Recorder {
         let id = self
             .writer
             .add_channel(channel_for(&live.key, &live.encoding));
-        if self.channels.len() <= index {
-            self.channels.resize(index + 1, None);
+        if let Some(slot) = self.channels.get_mut(index) {
+            *slot = Slot::Channel(id);
         }
-        self.channels[index] = Some(id);
-        Ok(id)
+        self.accepted_topics += 1;
+        Ok(Some(id))
     }
 
     /// Takes what `queue` holds (waiting up to `wait` for the first message, then a couple of
     /// milliseconds for more unless a full batch is already there), writes it, and brings the
-    /// drop count up to the queue's. Returns how many messages were written.
+    /// drop count up to the queue's. Returns how many messages were written. Writes for about
+    /// a quarter of a second at most: what it took and did not write yet goes first next time.
     pub fn pump(
         &mut self,
         queue: &DropQueue<LiveMessage>,
         wait: Duration,
     ) -> Result<usize, LiveError> {
         let mut batch = std::mem::take(&mut self.batch);
-        if let Some(first) = queue.pop_timeout(wait) {
-            batch.push(first);
-            if !wait.is_zero() && queue.len() < FULL_BATCH {
-                std::thread::sleep(GATHER);
+        if self.batch_written >= batch.len() {
+            batch.clear();
+            self.batch_written = 0;
+            if let Some(first) = queue.pop_timeout(wait) {
+                batch.push(first);
+                if !wait.is_zero() && queue.len() < FULL_BATCH {
+                    std::thread::sleep(GATHER);
+                }
+            }
+            queue.drain_into(&mut batch);
+        }
+        let started = Instant::now();
+        let mut written = 0;
+        let mut result = Ok(());
+        while let Some(m) = batch.get(self.batch_written) {
+            if let Err(e) = self.write(m) {
+                result = Err(e);
+                break;
+            }
+            self.batch_written += 1;
+            written += 1;
+            if written % CLOCK_EVERY == 0 && started.elapsed() >= PUMP_BUDGET {
+                break;
             }
         }
-        queue.drain_into(&mut batch);
-        let written = batch.len();
-        let result = batch.iter().try_for_each(|m| self.write(m));
-        batch.clear();
+        if result.is_err() {
+            batch.clear();
+            self.batch_written = 0;
+        }
         self.batch = batch;
         self.set_dropped(queue.dropped());
         self.writer.flush_if_stale()?;
         result.map(|()| written)
+    }
+
+    /// Stops taking messages: writes what is waiting for at most about `budget`, then counts
+    /// the rest (in `queue` and taken from it) as dropped, so that a recorder far behind stops
+    /// in about `budget` rather than after writing its whole backlog. Returns how many were
+    /// counted as dropped here.
+    pub fn stop_within(
+        &mut self,
+        queue: &DropQueue<LiveMessage>,
+        budget: Duration,
+    ) -> Result<u64, LiveError> {
+        queue.close();
+        let deadline = Instant::now() + budget;
+        while (self.batch_written < self.batch.len() || !queue.is_empty())
+            && Instant::now() < deadline
+        {
+            self.pump(queue, Duration::ZERO)?;
+        }
+        let from_queue = queue.discard_all();
+        self.set_dropped(queue.dropped());
+        let taken = self.batch.len().saturating_sub(self.batch_written) as u64;
+        if taken > 0 {
+            self.writer.add_dropped_for(
+                "still waiting to be written when the recording stopped",
+                taken,
+            );
+        }
+        self.batch.clear();
+        self.batch_written = 0;
+        Ok(from_queue + taken)
     }
 
     /// Sets the number of messages lost before the writer (it only grows).

@@ -134,7 +134,7 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
     if let Some(dropped) = metadata
         .redline
         .as_ref()
-        .map(|r| r.dropped_messages)
+        .and_then(|r| r.dropped_messages)
         .filter(|d| *d > 0)
     {
         findings.push(finding(

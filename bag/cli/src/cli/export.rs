@@ -32,13 +32,19 @@ pub fn run(
         out.display()
     );
     let mut lossy = false;
-    if report.carried_dropped > 0 {
-        lossy = true;
-        eprintln!(
-            "warning: the source dropped {} messages; the export's index carries that count, \
-             since any part of the range may have gaps.",
-            report.carried_dropped
-        );
+    match report.carried_dropped {
+        Some(dropped) if dropped > 0 => {
+            lossy = true;
+            eprintln!(
+                "warning: the source dropped {dropped} messages; the export's index carries that \
+                 count, since any part of the range may have gaps."
+            );
+        }
+        Some(_) => {}
+        None => eprintln!(
+            "note: the source has no drop count, so the export's index says the drop count is \
+             unknown."
+        ),
     }
     for part in &report.damaged_source_parts {
         lossy = true;

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bag::{BagReader, PartStatus, RecordingKind};
+use bag::metadata::{METADATA_FILE, Metadata, RedlineSection};
+use bag::{BagReader, IndexState, PartStatus, RecordingKind};
 use serde_json::json;
 
 use super::Outcome;
@@ -12,11 +13,19 @@ use super::format::{bytes, seconds, utc};
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
     let reader = BagReader::open(path)?;
-    let report = Report::of(&reader);
+    let report = Report::of(&reader)?;
     if as_json {
         println!("{}", report.json(&reader));
     } else {
         report.print(&reader);
+    }
+    // The one-line reason for exit 3; the full list is in the output above.
+    if let Some(first) = report.gaps.first() {
+        let more = match report.gaps.len() {
+            1 => String::new(),
+            n => format!(" (and {} more warnings)", n - 1),
+        };
+        eprintln!("bag info: {first}{more}");
     }
     Ok(if report.damaged {
         Outcome::Damaged
@@ -38,10 +47,14 @@ struct Report {
     topics: Vec<TopicRow>,
     damaged: bool,
     gaps: Vec<String>,
+    /// Facts that are not damage (a bag being written).
+    notes: Vec<String>,
+    /// What could be read of a damaged index's counts (`None` when the index is not damaged).
+    salvaged: Option<RedlineSection>,
 }
 
 impl Report {
-    fn of(reader: &BagReader) -> Self {
+    fn of(reader: &BagReader) -> anyhow::Result<Self> {
         let (start_ns, end_ns) = reader.time_range_ns().unwrap_or((0, 0));
         let mut per_topic: BTreeMap<(String, String, String), u64> = BTreeMap::new();
         for c in reader.channels() {
@@ -62,8 +75,37 @@ impl Report {
             })
             .collect();
         let mut gaps = Vec::new();
+        let mut notes = Vec::new();
+        let mut salvaged = None;
+        if let IndexState::Unreadable(error) = reader.index() {
+            gaps.push(format!(
+                "{METADATA_FILE} is damaged ({error}); parts were found on disk, and what could be \
+                 read of its counts is shown"
+            ));
+            let index = reader.path().join(METADATA_FILE);
+            salvaged = Some(Metadata::salvage_file(&index)?.unwrap_or(RedlineSection {
+                dropped_messages: None,
+                unstamped_messages: None,
+                ..RedlineSection::default()
+            }));
+        }
+        let recorded_loss = reader
+            .metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map(|r| r.loss.as_slice())
+            .or(salvaged.as_ref().map(|s| s.loss.as_slice()))
+            .unwrap_or_default();
+        for loss in recorded_loss {
+            gaps.push(loss.to_string());
+        }
+        for refused in reader.metadata().iter().flat_map(|m| &m.refused_part_names) {
+            gaps.push(refused.to_string());
+        }
         let total = reader.message_count();
-        if let Some(dropped) = reader.dropped_messages().filter(|d| *d > 0) {
+        let dropped = reader
+            .dropped_messages()
+            .or(salvaged.as_ref().and_then(|s| s.dropped_messages));
+        if let Some(dropped) = dropped.filter(|d| *d > 0) {
             gaps.push(format!(
                 "This recording has gaps: {dropped} messages ({:.2}% of {} published) never \
                  reached it, so a topic that goes quiet may have been dropped rather than silent.",
@@ -71,21 +113,29 @@ impl Report {
                 u128::from(dropped) + u128::from(total)
             ));
         }
+        // A bag being recorded right now has an open last part that reads as torn: say so
+        // instead of calling it damage.
+        let being_written = matches!(
+            bag::writer_lock::ensure_not_being_written(reader.path()),
+            Err(bag::BagError::BeingWritten { .. })
+        );
+        // reindex works on bag directories only.
+        let repair = if reader.kind() == RecordingKind::McapFile {
+            "To make it whole, move it into a directory of its own and run `bag reindex` on that."
+        } else {
+            "`bag reindex` makes it whole."
+        };
         for part in reader.parts() {
             match &part.status {
                 PartStatus::Complete => {}
+                PartStatus::Torn { damage } if being_written => notes.push(format!(
+                    "{} is being written now: {} messages up to byte {} so far",
+                    part.name, part.message_count, damage.offset
+                )),
                 PartStatus::Torn { damage } => gaps.push(format!(
                     "{} is torn (its writer did not finish): {} messages recovered up to byte {}; \
-                     anything after that is lost.{}",
-                    part.name,
-                    part.message_count,
-                    damage.offset,
-                    // reindex works on directories only: no hint it would refuse.
-                    if reader.kind() == RecordingKind::McapFile {
-                        ""
-                    } else {
-                        " `bag reindex` makes it whole."
-                    }
+                     anything after that is lost. {repair}",
+                    part.name, part.message_count, damage.offset
                 )),
                 PartStatus::Missing => gaps.push(format!(
                     "{} is listed in metadata.yaml but missing on disk: its messages are lost.",
@@ -98,12 +148,39 @@ impl Report {
             }
         }
         let damaged = !gaps.is_empty();
-        Report {
+        Ok(Report {
             start_ns,
             end_ns,
             topics,
             damaged,
             gaps,
+            notes,
+            salvaged,
+        })
+    }
+
+    /// Drops: from the index, or salvaged from a damaged one.
+    fn dropped(&self, reader: &BagReader) -> Option<u64> {
+        reader
+            .dropped_messages()
+            .or(self.salvaged.as_ref().and_then(|s| s.dropped_messages))
+    }
+
+    /// Unstamped messages: from the index, or salvaged from a damaged one.
+    fn unstamped(&self, reader: &BagReader) -> Option<u64> {
+        reader
+            .unstamped_messages()
+            .or(self.salvaged.as_ref().and_then(|s| s.unstamped_messages))
+    }
+
+    /// Why a count is unknown.
+    fn unknown_because(&self, reader: &BagReader) -> &'static str {
+        if self.salvaged.is_some() {
+            "unknown (not readable in the damaged index)"
+        } else if reader.metadata().and_then(|m| m.redline.as_ref()).is_some() {
+            "unknown (the index says so)"
+        } else {
+            "unknown (no Redline index)"
         }
     }
 
@@ -144,19 +221,31 @@ impl Report {
                 compression.join(", ")
             }
         );
-        match reader.dropped_messages() {
+        let from = if self.salvaged.is_some() {
+            ", salvaged from the damaged index"
+        } else {
+            ""
+        };
+        match self.dropped(reader) {
             Some(d) => println!(
-                "dropped:     {d} ({:.2}%)",
+                "dropped:     {d} ({:.2}%{from})",
                 share(d, u128::from(d) + u128::from(total))
             ),
-            None => println!("dropped:     unknown (no Redline index)"),
+            None => println!("dropped:     {}", self.unknown_because(reader)),
         }
-        match reader.unstamped_messages() {
+        let reasons = reader
+            .metadata()
+            .and_then(|m| m.redline.as_ref())
+            .map(|r| &r.dropped_by_reason);
+        for (reason, count) in reasons.into_iter().flatten() {
+            println!("             {count} of them refused by the writer: {reason}");
+        }
+        match self.unstamped(reader) {
             Some(u) => println!(
-                "unstamped:   {u} ({:.2}% have a synthesized publish time)",
+                "unstamped:   {u} ({:.2}% have a synthesized publish time{from})",
                 share(u, u128::from(total))
             ),
-            None => println!("unstamped:   unknown (no Redline index)"),
+            None => println!("unstamped:   {}", self.unknown_because(reader)),
         }
         println!("parts:");
         for p in reader.parts() {
@@ -206,7 +295,7 @@ impl Report {
                 println!("  {} ({})", a.topic, a.schema);
             }
         }
-        for note in reader.notes() {
+        for note in reader.notes().iter().chain(&self.notes) {
             println!("note: {note}");
         }
         for gap in &self.gaps {
@@ -226,8 +315,13 @@ impl Report {
             "duration_ns": self.duration_ns(),
             "message_count": total,
             "size_bytes": reader.parts().iter().map(|p| p.size_bytes).sum::<u64>(),
-            "dropped_messages": reader.dropped_messages(),
-            "unstamped_messages": reader.unstamped_messages(),
+            "dropped_messages": self.dropped(reader),
+            "unstamped_messages": self.unstamped(reader),
+            "index": match reader.index() {
+                IndexState::Present(_) => "present",
+                IndexState::Absent => "absent",
+                IndexState::Unreadable(_) => "damaged",
+            },
             "advertised_never_published": reader.advertised_never_published().iter()
                 .map(|a| json!({"topic": a.topic, "schema": a.schema})).collect::<Vec<_>>(),
             "parts": reader.parts().iter().map(|p| json!({
@@ -262,7 +356,7 @@ impl Report {
                 "metadata": c.spec.metadata,
                 "message_count": c.message_count,
             })).collect::<Vec<_>>(),
-            "notes": reader.notes(),
+            "notes": reader.notes().iter().chain(&self.notes).collect::<Vec<_>>(),
             "warnings": self.gaps,
         })
     }

@@ -35,10 +35,15 @@ pub fn deadline_after(secs: f64) -> anyhow::Result<Instant> {
         })
 }
 
-/// A flag that Ctrl-C (or SIGTERM) sets.
+/// A flag that Ctrl-C (or SIGTERM) sets. A second one exits at once (status 130): a recorder
+/// then leaves its last part torn, which `bag reindex` repairs.
 pub fn stop_on_ctrl_c() -> anyhow::Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
-    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))?;
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })?;
     Ok(stop)
 }

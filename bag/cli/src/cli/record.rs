@@ -14,6 +14,9 @@ use super::Outcome;
 use super::live_command::{self, deadline_after, stop_on_ctrl_c};
 use super::progress::Status;
 
+/// How long a stopping recorder keeps writing what is still queued.
+const STOP_BUDGET: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Args)]
 pub struct RecordArgs {
     /// The bag directory to create (must not exist or be empty).
@@ -48,6 +51,10 @@ pub struct RecordArgs {
     /// the oldest waiting samples are dropped and counted as `dropped_messages`.
     #[arg(long, value_name = "MIB", default_value_t = RECORD_QUEUE_MIB)]
     queue_size: usize,
+    /// Accept at most this many distinct topics; messages on further topics are not recorded
+    /// and are counted as dropped, with the reason, in the index.
+    #[arg(long, value_name = "N", default_value_t = bag::live::DEFAULT_MAX_TOPICS)]
+    max_topics: usize,
     /// Stop by itself after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     duration: Option<f64>,
@@ -71,7 +78,8 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
     let subscription = Subscription::start(&session, &args.key_exprs, Arc::clone(&queue))?;
     let writer = BagWriter::create(&args.out, options)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    let mut recorder = Recorder::new(writer, Arc::clone(subscription.topics()));
+    let mut recorder =
+        Recorder::new(writer, Arc::clone(subscription.topics())).max_topics(args.max_topics);
     eprintln!(
         "recording {} into {} ({}); Ctrl-C stops",
         args.key_exprs.join(" "),
@@ -105,8 +113,16 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
     // Stop the flow first, so nothing that arrives while closing counts as dropped.
     let advertised = subscription.advertisements().snapshot();
     drop(subscription);
-    recorder.pump(&queue, Duration::ZERO)?;
-    queue.close();
+    // What is still queued gets a second to reach the disk; a recorder far behind stops
+    // anyway and counts the rest as dropped, rather than writing its backlog for minutes.
+    let abandoned = recorder.stop_within(&queue, STOP_BUDGET)?;
+    if abandoned > 0 {
+        eprintln!(
+            "warning: stopped while {abandoned} messages were still waiting to be written: \
+             counted as dropped"
+        );
+    }
+    let refused = recorder.stats().refused;
     let summary = recorder.finish(&advertised)?;
     if let Err(e) = bag::live::close(session) {
         eprintln!("warning: {e}");
@@ -120,12 +136,20 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
         summary.dir.display()
     );
     let mut lossy = false;
-    if summary.dropped_messages > 0 {
+    // Refused messages (too large, topic limit) are in the drop count too, for another reason.
+    let fell_behind = summary.dropped_messages.saturating_sub(refused);
+    if fell_behind > 0 {
         lossy = true;
         eprintln!(
-            "warning: {} messages were dropped because the disk fell behind: the recording has \
-             gaps (try --queue-size, --compression lz4 or a faster disk)",
-            summary.dropped_messages
+            "warning: {fell_behind} messages were dropped because the disk fell behind: the \
+             recording has gaps (try --queue-size, --compression lz4 or a faster disk)"
+        );
+    }
+    if refused > 0 {
+        lossy = true;
+        eprintln!(
+            "warning: {refused} messages were refused (larger than a chunk may be, or on a topic \
+             beyond --max-topics); `bag info` lists the reasons"
         );
     }
     if summary.unstamped_messages > 0 {

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use anyhow::Context;
+use bag::reindex::PreviousIndex;
 
 use super::Outcome;
 
@@ -15,6 +16,9 @@ pub fn run(path: &Path) -> anyhow::Result<Outcome> {
         info.files.len(),
         info.message_count
     );
+    if let Some(backup) = &report.index_backup {
+        println!("the previous index is kept as {}", backup.display());
+    }
     for (part, kept, backup) in &report.repaired {
         println!(
             "repaired torn part {part}: {kept} messages kept in a complete MCAP file; the original is kept as {}",
@@ -24,30 +28,49 @@ pub fn run(path: &Path) -> anyhow::Result<Outcome> {
     for (part, why) in &report.skipped {
         eprintln!("warning: {part} left out of the index: {why}");
     }
-    if report.kept_from_previous_index {
-        if let Some(r) = &report.metadata.redline {
-            println!(
-                "kept from the previous index: {} dropped, {} unstamped, {} advertised but never published",
-                r.dropped_messages,
-                r.unstamped_messages,
-                r.advertised_never_published.len()
-            );
-        }
-    } else {
-        eprintln!(
-            "warning: there was no readable index, so dropped and unstamped counts and topics \
-             advertised but never published cannot be recovered: the new index says 0 and none, \
-             which may understate what was lost."
-        );
+    let redline = report.metadata.redline.as_ref();
+    let count = |c: Option<u64>| c.map_or_else(|| "unknown".to_string(), |c| c.to_string());
+    let dropped = count(redline.and_then(|r| r.dropped_messages));
+    let unstamped = count(redline.and_then(|r| r.unstamped_messages));
+    let advertised = redline.map_or(0, |r| r.advertised_never_published.len());
+    let damaged_index = matches!(report.previous_index, PreviousIndex::Damaged { .. });
+    match &report.previous_index {
+        PreviousIndex::Redline => println!(
+            "kept from the previous index: {dropped} dropped, {unstamped} unstamped, \
+             {advertised} advertised but never published"
+        ),
+        PreviousIndex::Damaged {
+            error,
+            salvaged: true,
+        } => eprintln!(
+            "warning: the previous index was damaged ({error}); salvaged from it: {dropped} \
+             dropped, {unstamped} unstamped, {advertised} advertised but never published"
+        ),
+        PreviousIndex::Damaged {
+            error,
+            salvaged: false,
+        } => eprintln!(
+            "warning: the previous index was damaged ({error}) and none of its drop and \
+             unstamped counts could be read: the new index says unknown"
+        ),
+        PreviousIndex::Foreign => println!(
+            "the previous index was written by another tool and has no drop or unstamped \
+             counts: the new index says unknown"
+        ),
+        PreviousIndex::Absent => eprintln!(
+            "warning: there was no index, so dropped and unstamped counts and topics advertised \
+             but never published cannot be recovered: the new index says unknown and none."
+        ),
+    }
+    for loss in redline.map(|r| r.loss.as_slice()).unwrap_or_default() {
+        eprintln!("warning: {loss}");
     }
     let lossy = !report.skipped.is_empty()
+        || redline.is_some_and(|r| !r.loss.is_empty())
         || !report.repaired.is_empty()
-        || !report.kept_from_previous_index
-        || report
-            .metadata
-            .redline
-            .as_ref()
-            .is_some_and(|r| r.dropped_messages > 0);
+        || damaged_index
+        || report.previous_index == PreviousIndex::Absent
+        || redline.is_some_and(|r| r.dropped_messages.is_some_and(|d| d > 0));
     Ok(if lossy {
         Outcome::Damaged
     } else {
