@@ -202,6 +202,8 @@ struct Checker<'a> {
     metadata_index_count: u64,
     statistics_at: Option<u64>,
     summary_offsets: Vec<(u64, parse::SummaryOffset)>,
+    /// Where the Footer starts: the end of the summary.
+    footer_at: Option<u64>,
     footer_end: Option<u64>,
     finished: bool,
     profile: Option<String>,
@@ -263,6 +265,7 @@ pub(crate) fn check<R: Read + Seek>(
         metadata_index_count: 0,
         statistics_at: None,
         summary_offsets: Vec::new(),
+        footer_at: None,
         footer_end: None,
         finished: false,
         profile: None,
