@@ -290,8 +290,8 @@ impl FileOrderScanner {
                     let listed = message_index_body_entries(&self.record);
                     if let Some(last) = self.skipped.last_mut() {
                         // A malformed index makes the count unknown, never smaller.
-                        last.lost_messages = listed
-                            .and_then(|n| Some(last.lost_messages.unwrap_or(0).checked_add(n)?));
+                        last.lost_messages =
+                            listed.and_then(|n| last.lost_messages.unwrap_or(0).checked_add(n));
                         self.counting_skipped = last.lost_messages.is_some();
                     }
                 }
