@@ -92,6 +92,8 @@ fn read(path: &std::path::Path) -> (u64, Vec<ChunkDamage>) {
     chunks.extend(cursor.issues().iter().filter_map(|i| i.skipped.clone()));
     chunks.dedup();
     assert!(!reader.known_loss().is_empty() || !cursor.issues().is_empty());
+    // The check `bag info` can use, without reading messages, finds the same.
+    assert_eq!(reader.damaged_chunks().unwrap(), chunks);
     (n, chunks)
 }
 
