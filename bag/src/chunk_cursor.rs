@@ -1,6 +1,7 @@
 //! Reading a part chunk by chunk when the chunks it needs do not overlap in time: each chunk is read,
 //! decompressed and CRC-checked once, and its messages are lent straight out of the chunk buffer
-//! in log-time order (no copy per message).
+//! in log-time order (no copy per message). A damaged chunk costs only its own messages: it is
+//! skipped, kept as a [`ChunkDamage`] with what it held, and reading goes on with the next.
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -11,8 +12,9 @@ use crate::error::{BagError, Result};
 use crate::filter::ReadFilter;
 use crate::format::{
     ChunkDecompressor, FormatError, MAX_RECORD_BYTES, MESSAGE_HEADER_LEN, MessageHeader,
-    RECORD_PREFIX_LEN, RecordPrefix, Records, op,
+    RECORD_PREFIX_LEN, RecordPrefix, Records, message_index_entries, op,
 };
+use crate::message::ChunkDamage;
 use crate::part::PartInfo;
 
 /// One message of the loaded chunk.
@@ -32,6 +34,20 @@ struct ChunkSpan {
     length: u64,
     start_ns: u64,
     end_ns: u64,
+    /// Bytes of the MessageIndex records right after the chunk.
+    message_index_length: u64,
+}
+
+impl ChunkSpan {
+    fn of(c: &mcap::records::ChunkIndex) -> Self {
+        ChunkSpan {
+            offset: c.chunk_start_offset,
+            length: c.chunk_length,
+            start_ns: c.message_start_time,
+            end_ns: c.message_end_time,
+            message_index_length: c.message_index_length,
+        }
+    }
 }
 
 pub(crate) struct ChunkCursor {
@@ -44,6 +60,8 @@ pub(crate) struct ChunkCursor {
     entries: Vec<Entry>,
     pos: usize,
     wanted_local: Option<BTreeSet<u16>>,
+    /// Chunks skipped as damaged since the last [`Self::take_damaged`].
+    damaged: Vec<(ChunkDamage, BagError)>,
 }
 
 impl ChunkCursor {
@@ -77,18 +95,17 @@ impl ChunkCursor {
                 };
                 in_time && has_channel
             })
-            .map(|c| ChunkSpan {
-                offset: c.chunk_start_offset,
-                length: c.chunk_length,
-                start_ns: c.message_start_time,
-                end_ns: c.message_end_time,
-            })
+            .map(ChunkSpan::of)
             .collect();
         chunks.sort_by_key(|c| (c.start_ns, c.offset));
         if chunks.windows(2).any(|w| w[1].start_ns < w[0].end_ns) {
             return None;
         }
-        Some(ChunkCursor {
+        Some(Self::over(file, chunks, wanted_local))
+    }
+
+    fn over(file: File, chunks: Vec<ChunkSpan>, wanted_local: Option<BTreeSet<u16>>) -> Self {
+        ChunkCursor {
             file,
             chunks,
             next_chunk: 0,
@@ -98,10 +115,12 @@ impl ChunkCursor {
             entries: Vec::new(),
             pos: 0,
             wanted_local,
-        })
+            damaged: Vec::new(),
+        }
     }
 
-    /// The next wanted message, `Ok(None)` at the end, `Err` when a chunk is damaged.
+    /// The next wanted message, or `Ok(None)` at the end. A damaged chunk is skipped (see
+    /// [`Self::take_damaged`]); `Err` only when the file cannot be read at all.
     pub(crate) fn next(&mut self, part: &PartInfo, filter: &ReadFilter) -> Result<Option<Entry>> {
         loop {
             if let Some(entry) = self.entries.get(self.pos) {
@@ -112,9 +131,50 @@ impl ChunkCursor {
                 return Ok(None);
             };
             self.next_chunk += 1;
-            self.load(span, part)?;
-            self.index_messages(part, filter)
-                .map_err(|source| BagError::damaged(&part.path, span.offset, source))?;
+            let loaded = self.load(span, part).and_then(|()| {
+                self.index_messages(part, filter)
+                    .map_err(|source| BagError::damaged(&part.path, span.offset, source))
+            });
+            match loaded {
+                Ok(()) => {}
+                // The file itself failed us: nothing after this reads either.
+                Err(error @ BagError::Io { .. }) => return Err(error),
+                Err(error) => {
+                    self.entries.clear();
+                    self.pos = 0;
+                    let damage = self.damage_of(span, part);
+                    self.damaged.push((damage, error));
+                }
+            }
+        }
+    }
+
+    /// The chunks skipped as damaged since the last call, with why.
+    pub(crate) fn take_damaged(&mut self) -> Vec<(ChunkDamage, BagError)> {
+        std::mem::take(&mut self.damaged)
+    }
+
+    /// Where a skipped chunk is and what it held, as its MessageIndex records (outside the
+    /// chunk) list it.
+    fn damage_of(&mut self, span: ChunkSpan, part: &PartInfo) -> ChunkDamage {
+        let index_start = span.offset.saturating_add(span.length);
+        let lost_messages = usize::try_from(span.message_index_length)
+            .ok()
+            .filter(|len| *len > 0 && *len <= MAX_RECORD_BYTES)
+            .filter(|len| index_start.saturating_add(*len as u64) <= part.size_bytes)
+            .and_then(|len| {
+                self.record.resize(len, 0);
+                self.file
+                    .seek(SeekFrom::Start(index_start))
+                    .and_then(|_| self.file.read_exact(&mut self.record))
+                    .ok()
+            })
+            .and_then(|()| message_index_entries(&self.record));
+        ChunkDamage {
+            part: part.name.clone(),
+            offset: span.offset,
+            end: index_start,
+            lost_messages,
         }
     }
 
@@ -165,6 +225,23 @@ impl ChunkCursor {
         self.decoder
             .decode_chunk(after.get(..body_len).unwrap_or_default(), &mut self.buf)
             .map_err(damaged)
+    }
+
+    /// Every damaged chunk of `summary`, read one at a time: for a part whose chunks overlap in
+    /// time, which the mcap crate's reader merges (it checks no CRC), so that the damaged ones
+    /// can be left out of what it reads. `Err` only when the file cannot be read at all.
+    pub(crate) fn damaged_chunks(
+        file: File,
+        summary: &mcap::Summary,
+        part: &PartInfo,
+    ) -> Result<Vec<(ChunkDamage, BagError)>> {
+        let chunks = summary.chunk_indexes.iter().map(ChunkSpan::of).collect();
+        let mut cursor = Self::over(file, chunks, None);
+        // Every channel wanted, every time: each chunk's messages are indexed, then dropped.
+        while cursor.next(part, &ReadFilter::all())?.is_some() {
+            cursor.pos = cursor.entries.len();
+        }
+        Ok(cursor.take_damaged())
     }
 
     fn index_messages(

@@ -32,7 +32,10 @@ pub use compression::Compression;
 pub use decompress::{ChunkDecompressor, MAX_EXPANSION_RATIO, decompress_prefix};
 pub use error::{FormatError, error_chain};
 pub use guard::parse_record;
-pub use message::{MESSAGE_HEADER_LEN, MESSAGE_RECORD_OVERHEAD, MessageHeader};
+pub use message::{
+    MESSAGE_HEADER_LEN, MESSAGE_INDEX_ENTRY_LEN, MESSAGE_RECORD_OVERHEAD, MessageHeader,
+    message_index_body_entries, message_index_entries,
+};
 pub(crate) use record::record_at;
 pub use record::{RECORD_PREFIX_LEN, Record, RecordPrefix, Records};
 pub use summary::{FOOTER_TAIL_LEN, Footer, SummaryBuilder, SummaryOffset};

@@ -59,7 +59,7 @@ pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};
 pub use filter::ReadFilter;
 pub use format::{Compression, FormatError};
-pub use message::{Message, MessageRef, ReadIssue};
+pub use message::{ChunkDamage, Message, MessageRef, ReadIssue};
 pub use metadata::{Metadata, PartState};
 pub use part::{PartInfo, PartStatus};
 pub use reader::{BagReader, IndexState, MessageCursor, RecordingKind};

@@ -51,18 +51,58 @@ impl MessageRef<'_> {
     }
 }
 
-/// A problem met while reading messages: a part stops early; the rest still reads.
+/// A problem met while reading messages: a part stops early, or one of its chunks is skipped;
+/// the rest still reads.
 #[derive(Debug, Clone)]
 pub struct ReadIssue {
     /// The part's name.
     pub part: String,
     /// What happened, with its causes (shared, so that issues can be cloned).
     pub error: Arc<BagError>,
+    /// When reading went on past the damage: the chunk skipped (`None`: the part stopped here).
+    pub skipped: Option<ChunkDamage>,
 }
 
 impl std::fmt::Display for ReadIssue {
-    /// The error and its causes; the error names the part's path.
+    /// For a skipped chunk, where it is and what it cost, then the error and its causes; the
+    /// error names the part's path.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(chunk) = &self.skipped {
+            write!(f, "{chunk}: ")?;
+        }
         f.write_str(&self.error.detail())
+    }
+}
+
+/// A damaged chunk that readers skip (its CRC does not match, it does not decompress, its
+/// records do not parse): where it is and how many messages it cost. Every tool reports a
+/// damaged chunk with these same numbers: the reader (and so `bag cat`, `bag play`, the scope's
+/// loader) as a [`ReadIssue`], `bag verify` in its report.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChunkDamage {
+    /// The part's name.
+    pub part: String,
+    /// Byte offset of the chunk record in the part.
+    pub offset: u64,
+    /// Byte offset just past the chunk record.
+    pub end: u64,
+    /// Messages the chunk held, as its MessageIndex records list them (which lie outside the
+    /// chunk, so survive its damage); `None` when the file has no MessageIndex records for it:
+    /// unknown, not zero.
+    pub lost_messages: Option<u64>,
+}
+
+impl std::fmt::Display for ChunkDamage {
+    /// `part: chunk at bytes A..B skipped, N messages lost`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: chunk at bytes {}..{} skipped, ",
+            self.part, self.offset, self.end
+        )?;
+        match self.lost_messages {
+            Some(n) => write!(f, "{n} messages lost"),
+            None => f.write_str("an unknown number of messages lost (no message index)"),
+        }
     }
 }

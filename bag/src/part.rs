@@ -13,6 +13,7 @@ use crate::format::{
     SummaryBuilder, SummaryOffset, op,
 };
 use crate::layout::open_regular;
+use crate::message::ChunkDamage;
 use crate::scan::{Damage, Definitions, FileOrderScanner, ScanItem};
 
 /// The health of one part.
@@ -109,6 +110,10 @@ pub struct PartInfo {
     pub counted_by_scan: bool,
     /// Whether `metadata.yaml` lists this part (false when discovered on disk).
     pub listed_in_index: bool,
+    /// Chunks found damaged when the part was scanned at open (a part read through its summary
+    /// is not scanned: its damaged chunks come up as [`ReadIssue`](crate::ReadIssue)s when its
+    /// messages are read). Reading skips them; the rest of the part reads.
+    pub damaged_chunks: Vec<ChunkDamage>,
     pub(crate) access: PartAccess,
     /// Part-local channel id -> channel content, and message counts per part-local channel.
     pub(crate) channels: BTreeMap<u16, ChannelSpec>,
@@ -129,6 +134,7 @@ impl PartInfo {
             compression: BTreeSet::new(),
             counted_by_scan: false,
             listed_in_index: listed,
+            damaged_chunks: Vec::new(),
             access: PartAccess::Unreadable,
             channels: BTreeMap::new(),
             channel_counts: BTreeMap::new(),
@@ -285,6 +291,11 @@ impl PartInfo {
         }
         self.time_range_ns = range;
         self.counted_by_scan = true;
+        self.damaged_chunks = scanner
+            .take_skipped()
+            .into_iter()
+            .map(|s| s.damage(&self.name))
+            .collect();
         self.access = if in_order {
             PartAccess::FileOrder
         } else {

@@ -230,7 +230,8 @@ impl BagReader {
 
     /// One sentence per loss or damage known from opening the recording (without reading its
     /// messages): messages the recorder counted as dropped, an index that cannot be read, and
-    /// each part that is torn, missing or skipped. Empty when nothing is known to be lost.
+    /// each part that is torn, missing or skipped, and each damaged chunk found at open (see
+    /// [`PartInfo::damaged_chunks`]). Empty when nothing is known to be lost.
     ///
     /// Commands exit with "damage or loss" (3) when this is not empty, and print these lines.
     pub fn known_loss(&self) -> Vec<String> {
@@ -260,8 +261,28 @@ impl BagReader {
                     lines.push(format!("{} is skipped: {what}", part.name))
                 }
             }
+            lines.extend(part.damaged_chunks.iter().map(ToString::to_string));
         }
         lines
+    }
+
+    /// Every damaged chunk of the recording, with where it is and what it costs: the ones
+    /// found at open (parts read by scanning) and, for parts read through their summary, the
+    /// ones found by reading and checking each chunk (decompression and CRC; no message is
+    /// yielded). Costs one read of every chunk: for `bag info`, which otherwise trusts the
+    /// summary. Parts that cannot be read at all are in [`Self::known_loss`] instead.
+    pub fn damaged_chunks(&self) -> Result<Vec<crate::message::ChunkDamage>> {
+        let mut found = Vec::new();
+        for part in &self.parts {
+            found.extend(part.damaged_chunks.iter().cloned());
+            if let Some(summary) = indexed_summary(part)? {
+                let file =
+                    open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+                let damaged = ChunkCursor::damaged_chunks(file, &summary, part)?;
+                found.extend(damaged.into_iter().map(|(damage, _)| damage));
+            }
+        }
+        Ok(found)
     }
 
     /// Topics advertised but never published, as the recorder saw them.
@@ -313,6 +334,7 @@ impl BagReader {
                 Err(error) => issues.push(ReadIssue {
                     part: part.name.clone(),
                     error: Arc::new(error),
+                    skipped: None,
                 }),
             }
         }
@@ -344,6 +366,25 @@ fn part_source(
             if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, wanted) {
                 return Ok(Some(Source::Chunks(Box::new(chunks))));
             }
+            // Chunks that overlap in time, merged by the mcap crate's reader, which checks no
+            // CRC: find the damaged chunks first and leave them out, so they cost only
+            // themselves here too.
+            let file =
+                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            let damaged = ChunkCursor::damaged_chunks(file, summary, part)?;
+            let mut kept;
+            let summary = if damaged.is_empty() {
+                summary
+            } else {
+                kept = summary.clone();
+                kept.chunk_indexes.retain(|c| {
+                    !damaged
+                        .iter()
+                        .any(|(d, _)| d.offset == c.chunk_start_offset)
+                });
+                issues.extend(skipped_issues(part, damaged));
+                &kept
+            };
             // A corrupted index must not make us allocate what the file cannot hold.
             let mut options =
                 IndexedReaderOptions::new().with_record_length_limit(MAX_RECORD_BYTES);
@@ -381,11 +422,13 @@ fn part_source(
                         issues.push(ReadIssue {
                             part: part.name.clone(),
                             error: Arc::new(error),
+                            skipped: None,
                         });
                         break;
                     }
                 }
             }
+            issues.extend(scanned_skips(part, scanner.take_skipped()));
             // Stable: equal log times keep their file order.
             messages.sort_by_key(|m| m.log_time);
             messages.reverse();
@@ -394,6 +437,30 @@ fn part_source(
         (None, _) => return Ok(None),
     };
     Ok(Some(source))
+}
+
+/// One issue per skipped chunk: the part read on past it.
+fn skipped_issues(
+    part: &PartInfo,
+    damaged: Vec<(crate::message::ChunkDamage, BagError)>,
+) -> impl Iterator<Item = ReadIssue> + '_ {
+    damaged.into_iter().map(|(damage, error)| ReadIssue {
+        part: part.name.clone(),
+        error: Arc::new(error),
+        skipped: Some(damage),
+    })
+}
+
+/// One issue per chunk a file-order scan skipped.
+fn scanned_skips(
+    part: &PartInfo,
+    skipped: Vec<crate::scan::SkippedChunk>,
+) -> impl Iterator<Item = ReadIssue> + '_ {
+    skipped.into_iter().map(|s| ReadIssue {
+        part: part.name.clone(),
+        skipped: Some(s.damage(&part.name)),
+        error: Arc::new(BagError::damaged(&part.path, s.offset, s.error)),
+    })
 }
 
 /// Part names from an index: rosbag2's lists first, then ours (with states), each name once,
@@ -451,6 +518,17 @@ struct Head {
     data: Vec<u8>,
     /// The payload's place in a [`ChunkCursor`]'s buffer (sources that lend it).
     lent: Option<std::ops::Range<usize>>,
+}
+
+impl Head {
+    /// Makes `entry`, lent from a [`ChunkCursor`]'s buffer, the head.
+    fn set_lent(&mut self, entry: crate::chunk_cursor::Entry) {
+        self.channel = entry.channel;
+        self.sequence = entry.sequence;
+        self.log_time = entry.log_time;
+        self.publish_time = entry.publish_time;
+        self.lent = Some(entry.data);
+    }
 }
 
 enum Source {
@@ -565,26 +643,31 @@ impl<'r> MessageCursor<'r> {
         };
         cursor.head.lent = None;
         let outcome = match &mut cursor.source {
-            Source::Chunks(chunks) => match chunks.next(part, &self.filter) {
-                Ok(Some(entry)) => {
-                    let head = &mut cursor.head;
-                    head.channel = entry.channel;
-                    head.sequence = entry.sequence;
-                    head.log_time = entry.log_time;
-                    head.publish_time = entry.publish_time;
-                    head.lent = Some(entry.data);
-                    Ok(true)
+            Source::Chunks(chunks) => {
+                let next = chunks.next(part, &self.filter);
+                // Chunks skipped on the way cost only their own messages: say which.
+                self.issues
+                    .extend(skipped_issues(part, chunks.take_damaged()));
+                match next {
+                    Ok(Some(entry)) => {
+                        cursor.head.set_lent(entry);
+                        Ok(true)
+                    }
+                    Ok(None) => Ok(false),
+                    Err(e) => Err(e),
                 }
-                Ok(None) => Ok(false),
-                Err(e) => Err(e),
-            },
+            }
             Source::Indexed {
                 reader,
                 file,
                 chunk,
             } => next_indexed(reader, file, chunk, part, &mut cursor.head),
             Source::FileOrder { scanner } => {
-                next_file_order(scanner, part, &self.filter, &self.wanted, &mut cursor.head)
+                let next =
+                    next_file_order(scanner, part, &self.filter, &self.wanted, &mut cursor.head);
+                self.issues
+                    .extend(scanned_skips(part, scanner.take_skipped()));
+                next
             }
             Source::Sorted { messages } => match messages.pop() {
                 Some(m) => {
@@ -602,6 +685,7 @@ impl<'r> MessageCursor<'r> {
                 self.issues.push(ReadIssue {
                     part: part.name.clone(),
                     error: Arc::new(error),
+                    skipped: None,
                 });
             }
         }

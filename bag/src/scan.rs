@@ -3,7 +3,9 @@
 //! Used for parts without a usable summary (the writer died) and for parts without chunk indexes.
 //! It walks top-level records from the start, expands chunks, and stops at the first damaged
 //! record, keeping every complete message before it, including the readable prefix of a chunk
-//! that was cut off mid-write. Where it stopped and why is kept as [`Damage`].
+//! that was cut off mid-write. Where it stopped and why is kept as [`Damage`]. A whole chunk that
+//! does not check out (CRC, decompression) is skipped instead, and the scan goes on past it: it
+//! is kept as a [`SkippedChunk`], with the messages its MessageIndex records list.
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -13,7 +15,8 @@ use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::error::{BagError, Result};
 use crate::format::{
     ChunkDecompressor, ChunkHeader, FormatError, MAGIC, MAX_RECORD_BYTES, MESSAGE_HEADER_LEN,
-    MessageHeader, RECORD_PREFIX_LEN, RecordPrefix, decompress_prefix, op, parse_record, record_at,
+    MessageHeader, RECORD_PREFIX_LEN, RecordPrefix, decompress_prefix, message_index_body_entries,
+    op, parse_record, record_at,
 };
 use crate::layout::open_regular;
 
@@ -24,6 +27,31 @@ pub struct Damage {
     pub offset: u64,
     /// What was wrong there.
     pub what: String,
+}
+
+/// A whole chunk the scan skipped because it does not check out.
+#[derive(Debug)]
+pub(crate) struct SkippedChunk {
+    /// Byte offset of the chunk record.
+    pub offset: u64,
+    /// Byte offset just past it.
+    pub end: u64,
+    /// Messages its MessageIndex records list (`None`: none follow it, or one is malformed).
+    pub lost_messages: Option<u64>,
+    /// What is wrong with it.
+    pub error: FormatError,
+}
+
+impl SkippedChunk {
+    /// The damage as every tool reports it, for part `part`.
+    pub fn damage(&self, part: &str) -> crate::message::ChunkDamage {
+        crate::message::ChunkDamage {
+            part: part.to_owned(),
+            offset: self.offset,
+            end: self.end,
+            lost_messages: self.lost_messages,
+        }
+    }
 }
 
 /// A message as the scanner yields it; `data` borrows the scanner's buffer.
@@ -105,6 +133,9 @@ pub(crate) struct FileOrderScanner {
     damage: Option<Damage>,
     /// False when only message headers are wanted (counting): payloads are skipped unread.
     payloads: bool,
+    skipped: Vec<SkippedChunk>,
+    /// The records just read are the MessageIndex records of the last skipped chunk.
+    counting_skipped: bool,
 }
 
 impl FileOrderScanner {
@@ -129,6 +160,8 @@ impl FileOrderScanner {
             finished: false,
             damage: None,
             payloads: true,
+            skipped: Vec::new(),
+            counting_skipped: false,
         };
         let mut magic = [0u8; MAGIC.len()];
         if file_len < MAGIC.len() as u64 {
@@ -154,6 +187,18 @@ impl FileOrderScanner {
     /// Why the scan stopped early, if it did.
     pub fn damage(&self) -> Option<&Damage> {
         self.damage.as_ref()
+    }
+
+    /// The chunks skipped so far whose count of lost messages is settled (their MessageIndex
+    /// records are behind the scan), taken out of the scanner.
+    pub fn take_skipped(&mut self) -> Vec<SkippedChunk> {
+        let settled = if self.counting_skipped && !self.finished {
+            self.skipped.len().saturating_sub(1)
+        } else {
+            self.skipped.len()
+        };
+        let rest = self.skipped.split_off(settled);
+        std::mem::replace(&mut self.skipped, rest)
     }
 
     fn stop(&mut self, offset: u64, what: String) {
@@ -238,7 +283,18 @@ impl FileOrderScanner {
                 }
             };
             self.offset += RECORD_PREFIX_LEN as u64 + len as u64;
+            let counting = std::mem::take(&mut self.counting_skipped);
             match prefix.opcode {
+                op::MESSAGE_INDEX if counting => {
+                    self.fill_record(len)?;
+                    let listed = message_index_body_entries(&self.record);
+                    if let Some(last) = self.skipped.last_mut() {
+                        // A malformed index makes the count unknown, never smaller.
+                        last.lost_messages =
+                            listed.and_then(|n| last.lost_messages.unwrap_or(0).checked_add(n));
+                        self.counting_skipped = last.lost_messages.is_some();
+                    }
+                }
                 op::MESSAGE if !self.payloads && len > MESSAGE_HEADER_LEN => {
                     self.fill_record(MESSAGE_HEADER_LEN)?;
                     self.skip(len - MESSAGE_HEADER_LEN)?;
@@ -253,7 +309,19 @@ impl FileOrderScanner {
                     self.open_chunk(record_start);
                 }
                 op::FOOTER => {
-                    self.finished = true;
+                    self.skip(len)?;
+                    // Whole only with the magic right after the Footer: a file cut there
+                    // is not complete, whatever the Footer says.
+                    let after = self.file_len.saturating_sub(self.offset);
+                    let mut tail = [0u8; MAGIC.len()];
+                    let whole = after == MAGIC.len() as u64
+                        && self.input.read_exact(&mut tail).is_ok()
+                        && &tail == MAGIC;
+                    if whole {
+                        self.finished = true;
+                    } else {
+                        self.stop(self.offset, FormatError::NoEndMagic { after }.detail());
+                    }
                     return Ok(None);
                 }
                 _ => {
@@ -316,7 +384,17 @@ impl FileOrderScanner {
                 self.chunk_offset = record_start;
                 self.in_chunk = true;
             }
-            Err(error) => self.stop(record_start, format!("chunk: {}", error.detail())),
+            // The chunk is whole (its length checked out) but its contents do not: it costs
+            // its own messages, and the next record is read as usual.
+            Err(error) => {
+                self.skipped.push(SkippedChunk {
+                    offset: record_start,
+                    end: self.offset,
+                    lost_messages: None,
+                    error,
+                });
+                self.counting_skipped = true;
+            }
         }
     }
 

@@ -18,6 +18,14 @@ pub enum FormatError {
     /// The data ends where a record should start, before any footer.
     #[error("file ends without a footer (the writer did not finish)")]
     NoFooter,
+    /// A Footer is there, but the file does not end with the magic right after it.
+    #[error(
+        "the file does not end with the MCAP magic after its Footer ({after} bytes follow the Footer)"
+    )]
+    NoEndMagic {
+        /// Bytes after the Footer (8 of them, the magic, in a whole file).
+        after: u64,
+    },
     /// Fewer than the nine bytes of a record's opcode and length remain.
     #[error("the data ends inside a record's opcode and length ({available} of 9 bytes)")]
     TruncatedPrefix {

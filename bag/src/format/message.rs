@@ -78,6 +78,38 @@ impl MessageHeader {
     }
 }
 
+/// Bytes of one MessageIndex entry: log time and offset.
+pub const MESSAGE_INDEX_ENTRY_LEN: u64 = 16;
+
+/// How many messages the MessageIndex records in `records` list (other records are passed
+/// over), or `None` when there is no MessageIndex record among them or one is malformed. A
+/// damaged chunk's MessageIndex records lie outside it, so they still say what it held.
+pub fn message_index_entries(records: &[u8]) -> Option<u64> {
+    let mut total: Option<u64> = None;
+    for record in super::Records::new(records) {
+        let record = record.ok()?;
+        if record.opcode != super::op::MESSAGE_INDEX {
+            continue;
+        }
+        total = Some(total.unwrap_or(0) + message_index_body_entries(record.body)?);
+    }
+    total
+}
+
+/// How many messages one MessageIndex record's body lists, or `None` when it is malformed.
+pub fn message_index_body_entries(body: &[u8]) -> Option<u64> {
+    // channel_id (u16), then the entries' byte length (u32) and the entries.
+    let len = body
+        .get(2..6)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)?;
+    let held = (body.len() as u64).saturating_sub(6);
+    if u64::from(len) > held || u64::from(len) % MESSAGE_INDEX_ENTRY_LEN != 0 {
+        return None;
+    }
+    Some(u64::from(len) / MESSAGE_INDEX_ENTRY_LEN)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

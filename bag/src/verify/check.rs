@@ -20,6 +20,7 @@ use super::parse::{
     op, record_name,
 };
 use super::report::{ChannelSummary, Finding, Report, Severity, TimeRange};
+use crate::message::ChunkDamage;
 
 /// Where a record sits: file offset of the record (or of its chunk) and offset inside the chunk.
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +74,12 @@ struct ChunkInfo {
     /// `(channel_id, offset, total record length)` of the MessageIndex records after the chunk.
     message_indexes: Vec<(u16, u64, u64)>,
     indexed: bool,
+    /// Its contents do not check out (CRC, decompression, size): readers skip it.
+    damaged: bool,
+    /// Messages its MessageIndex records list (`None`: none, or one that does not parse).
+    listed_messages: Option<u64>,
+    /// A MessageIndex record of it did not parse: the count is unknown.
+    listing_broken: bool,
 }
 
 struct AttachmentInfo {
@@ -202,6 +209,8 @@ struct Checker<'a> {
     metadata_index_count: u64,
     statistics_at: Option<u64>,
     summary_offsets: Vec<(u64, parse::SummaryOffset)>,
+    /// Where the Footer starts: the end of the summary.
+    footer_at: Option<u64>,
     footer_end: Option<u64>,
     finished: bool,
     profile: Option<String>,
@@ -263,6 +272,7 @@ pub(crate) fn check<R: Read + Seek>(
         metadata_index_count: 0,
         statistics_at: None,
         summary_offsets: Vec::new(),
+        footer_at: None,
         footer_end: None,
         finished: false,
         profile: None,
@@ -794,6 +804,9 @@ impl<'a> Checker<'a> {
             uncompressed_size: chunk.uncompressed_size,
             message_indexes: Vec::new(),
             indexed: false,
+            damaged: false,
+            listed_messages: None,
+            listing_broken: false,
         });
         self.chunk_at.insert(rec.offset, index);
         let mut open = OpenChunk {
@@ -804,7 +817,14 @@ impl<'a> Checker<'a> {
             contents_known: false,
         };
         let mut buf = std::mem::take(&mut self.scratch);
-        if let Some(records) = self.chunk_contents(&chunk, loc, &mut buf) {
+        let errors_before = self.sink.errors;
+        let contents = self.chunk_contents(&chunk, loc, &mut buf);
+        if (contents.is_none() || self.sink.errors > errors_before)
+            && let Some(info) = self.chunks.get_mut(index)
+        {
+            info.damaged = true;
+        }
+        if let Some(records) = contents {
             let mut scan = ChunkScan::default();
             self.scan_chunk_records(records, rec.offset, &mut scan);
             self.check_chunk_times(&chunk, loc, &scan);
@@ -1017,7 +1037,16 @@ impl<'a> Checker<'a> {
         let loc = Loc::file(rec.offset);
         let index = match parse::MessageIndex::parse(rec.body) {
             Ok(index) => index,
-            Err(err) => return self.field_error(loc, rec.opcode, err),
+            Err(err) => {
+                if let Some(chunk) = self
+                    .open_chunk
+                    .as_ref()
+                    .and_then(|open| self.chunks.get_mut(open.chunk))
+                {
+                    chunk.listing_broken = true;
+                }
+                return self.field_error(loc, rec.opcode, err);
+            }
         };
         let Some(mut open) = self.open_chunk.take() else {
             return self.error(
@@ -1031,6 +1060,8 @@ impl<'a> Checker<'a> {
             chunk
                 .message_indexes
                 .push((index.channel_id, rec.offset, rec.total_len()));
+            chunk.listed_messages =
+                Some(chunk.listed_messages.unwrap_or(0) + index.entry_count() as u64);
         }
         if !open.indexed_channels.insert(index.channel_id) {
             self.error(
@@ -1208,6 +1239,18 @@ impl Checker<'_> {
             })
             .collect();
         channels.sort_by_key(|c| c.id);
+        // Each damaged chunk with what it cost, in the numbers the reader reports it with.
+        let damaged_chunks = self
+            .chunks
+            .iter()
+            .filter(|c| c.damaged)
+            .map(|c| ChunkDamage {
+                part: self.sink.part.clone(),
+                offset: c.offset,
+                end: c.offset + c.total_len,
+                lost_messages: c.listed_messages.filter(|_| !c.listing_broken),
+            })
+            .collect();
         let mut findings = self.sink.findings;
         // Emitted as each check completes; listed in file order.
         findings.sort_by_key(|f| (f.offset, f.offset_in_chunk));
@@ -1229,6 +1272,7 @@ impl Checker<'_> {
             metadata_count: self.metadata.len() as u64,
             log_time_range_ns: self.log_time_range,
             channels,
+            damaged_chunks,
         }
     }
 }

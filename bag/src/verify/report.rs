@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::message::ChunkDamage;
+
 /// How bad a [`Finding`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -159,6 +161,9 @@ pub struct Report {
     pub log_time_range_ns: Option<TimeRange>,
     /// Channels by id.
     pub channels: Vec<ChannelSummary>,
+    /// Chunks whose contents do not check out, which readers skip, with the messages each
+    /// costs: the same numbers the reader reports (see [`ChunkDamage`]).
+    pub damaged_chunks: Vec<ChunkDamage>,
 }
 
 impl Report {

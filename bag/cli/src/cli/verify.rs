@@ -18,6 +18,10 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
             println!("{finding}");
         }
         for part in &report.parts {
+            // What each damaged chunk costs, in the words (and numbers) `bag cat` uses.
+            for chunk in &part.damaged_chunks {
+                eprintln!("{chunk}");
+            }
             let unlisted = if part.unlisted_findings > 0 {
                 format!(" ({} more findings not listed)", part.unlisted_findings)
             } else {

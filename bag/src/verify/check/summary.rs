@@ -500,6 +500,7 @@ impl<'a> Checker<'a> {
 
     pub(super) fn footer(&mut self, rec: RawRecord<'_>) {
         let loc = Loc::file(rec.offset);
+        self.footer_at = Some(rec.offset);
         self.footer_end = Some(rec.offset + rec.total_len());
         if self.section == Section::Data {
             self.error(loc, "Footer", "a DataEnd record before the Footer", "none");
@@ -517,7 +518,14 @@ impl<'a> Checker<'a> {
             );
         }
         let expected_start = self.first_summary_record.unwrap_or(0);
-        if footer.summary_start != expected_start {
+        // A summary of SummaryOffset records alone (every group empty) may be said to start at
+        // the first of them, as the Python writer says it: its CRC covers them from there.
+        let offsets_only_start = self
+            .first_summary_offset
+            .filter(|_| self.first_summary_record.is_none());
+        if footer.summary_start != expected_start
+            && Some(footer.summary_start) != offsets_only_start
+        {
             self.error(
                 loc,
                 "Footer",
@@ -526,7 +534,11 @@ impl<'a> Checker<'a> {
             );
         }
         let expected_offsets = self.first_summary_offset.unwrap_or(0);
-        if footer.summary_offset_start != expected_offsets {
+        // With no SummaryOffset records, an offset section that starts at this Footer is as
+        // empty as one at 0: the reference writers (Python's, the mcap crate's) write that.
+        let empty_at_footer =
+            self.first_summary_offset.is_none() && footer.summary_offset_start == rec.offset;
+        if footer.summary_offset_start != expected_offsets && !empty_at_footer {
             self.error(
                 loc,
                 "Footer",
@@ -567,6 +579,12 @@ impl<'a> Checker<'a> {
                     format!("one SummaryOffset for the {name} group"),
                     "a second one",
                 );
+            }
+            if offset.group_length == 0 {
+                if let Some((expected, found)) = self.empty_group_problem(offset, name) {
+                    self.error(loc, "SummaryOffset", expected, found);
+                }
+                continue;
             }
             // Groups are in file order, so sorted by start.
             let group = self
@@ -658,6 +676,44 @@ impl<'a> Checker<'a> {
                     "none",
                 );
             }
+        }
+    }
+
+    /// What is wrong with a SummaryOffset for an empty group, if anything. An empty group is
+    /// valid wherever it points inside the summary or at its end (the Python writer points it at
+    /// where the next group starts, or at the offset section); it is wrong when the summary does
+    /// hold records of its kind (readers that trust the offsets would miss them), or when it
+    /// points outside the summary.
+    fn empty_group_problem(
+        &self,
+        offset: &parse::SummaryOffset,
+        name: &str,
+    ) -> Option<(String, String)> {
+        if let Some(g) = self.groups.iter().find(|g| g.opcode == offset.group_opcode) {
+            return Some((
+                format!(
+                    "group_length {} (all {name} records of the summary)",
+                    g.end - g.start
+                ),
+                "0".to_owned(),
+            ));
+        }
+        // The summary runs from the end of DataEnd to the Footer, offset section included.
+        let start = self
+            .data_end
+            .map(|(_, end)| end)
+            .or(self.first_summary_record)
+            .or(self.first_summary_offset);
+        match (start, self.footer_at) {
+            (Some(start), Some(end)) if (start..=end).contains(&offset.group_start) => None,
+            (start, end) => Some((
+                format!(
+                    "group_start of the empty {name} group inside the summary or at its end ({}..={})",
+                    start.map_or("?".to_owned(), |s| s.to_string()),
+                    end.map_or("?".to_owned(), |e| e.to_string()),
+                ),
+                format!("{}", offset.group_start),
+            )),
         }
     }
 
