@@ -98,6 +98,11 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Starts the message over: every leaf written so far becomes absent again.
+    pub(crate) fn restart(&mut self) {
+        self.row.begin(self.table.len());
+    }
+
     pub(crate) fn max_list_elements(&self) -> usize {
         self.limits.max_list_elements
     }

@@ -7,6 +7,7 @@
 //! |---|---|---|---|
 //! | `capnproto` | `capnproto` | `file.capnp:Type` (or a type id) | serialized `CodeGeneratorRequest` |
 //! | `cdr` | `ros2msg` (or `ros2idl`) | `pkg/msg/Type` | `.msg` text with `MSG:` sections |
+//! | `protobuf` | `protobuf` | full message name, `pkg.Type` | serialized `FileDescriptorSet` |
 //! | `json` | `jsonschema` or empty | anything | ignored: leaves come from the messages |
 //!
 //! [`compile`] turns a schema into a [`Plan`]. [`Plan::decode`] writes one message's numeric
@@ -69,6 +70,7 @@ mod error;
 mod json;
 mod leaves;
 mod plan;
+mod protobuf;
 mod ros2idl;
 mod ros2msg;
 mod row;

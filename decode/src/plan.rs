@@ -7,18 +7,21 @@ use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
 use crate::row::Row;
 use crate::value::{Scalar, Value};
-use crate::{capnp_schema, json, ros2msg};
+use crate::{capnp_schema, json, protobuf, ros2msg};
 
 /// Where a channel's schema comes from: the MCAP Channel's message encoding and its Schema record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchemaSource<'a> {
-    /// Channel message encoding: `capnproto`, `cdr` or `json`.
+    /// Channel message encoding: `capnproto`, `cdr`, `ros1`, `protobuf` or `json`.
     pub message_encoding: &'a str,
-    /// Schema encoding: `capnproto`, `ros2msg`, `ros2idl`, `jsonschema` or empty.
+    /// Schema encoding: `capnproto`, `ros2msg`, `ros2idl`, `ros1msg`, `protobuf`, `jsonschema`
+    /// or empty.
     pub schema_encoding: &'a str,
-    /// Schema name: `file.capnp:Type`, `pkg/msg/Type`, ...
+    /// Schema name: `file.capnp:Type`, `pkg/msg/Type`, `pkg/Type` (ROS 1), the full protobuf
+    /// message name (`foxglove.LocationFix`), ...
     pub schema_name: &'a str,
-    /// Schema record data: a serialized CodeGeneratorRequest, `.msg` text, ...
+    /// Schema record data: a serialized CodeGeneratorRequest, `.msg` text, a serialized
+    /// protobuf `FileDescriptorSet`, ...
     pub schema_data: &'a [u8],
 }
 
@@ -36,6 +39,7 @@ enum Backend {
     Capnp(capnp_schema::Schema),
     Cdr(ros2msg::MsgSet),
     Json,
+    Protobuf(protobuf::Schema),
 }
 
 /// A schema compiled for fast repeated decoding; see the [crate docs](crate).
@@ -92,6 +96,11 @@ pub fn compile_with(src: &SchemaSource<'_>, limits: Limits) -> Result<Plan, Deco
             (Backend::Cdr(set), name)
         }
         ("json", "jsonschema" | "") => (Backend::Json, src.schema_name.to_owned()),
+        ("protobuf", "protobuf") => {
+            let s = protobuf::compile(src.schema_name, src.schema_data)?;
+            let name = s.root_name().to_owned();
+            (Backend::Protobuf(s), name)
+        }
         _ => return Err(unknown()),
     };
     Ok(Plan {
@@ -146,10 +155,11 @@ impl Plan {
         }
         let limits = self.limits;
         let mut sink = Sink::new(&mut self.table, row, limits);
-        let result = match &self.backend {
+        let result = match &mut self.backend {
             Backend::Capnp(s) => s.decode(bytes, &mut self.root, &mut sink, &limits),
             Backend::Cdr(m) => m.decode(bytes, &mut self.root, &mut sink, &limits),
             Backend::Json => json::decode(bytes, &mut self.root, &mut sink, &limits),
+            Backend::Protobuf(p) => p.decode(bytes, &mut self.root, &mut sink, &limits),
         };
         let clipped = sink.clipped;
         result?;
@@ -201,6 +211,7 @@ impl Plan {
             Backend::Capnp(s) => s.tree(bytes, &self.limits),
             Backend::Cdr(m) => m.tree(bytes, &self.limits),
             Backend::Json => json::tree(bytes, &self.limits),
+            Backend::Protobuf(p) => p.tree(bytes, &self.limits),
         }
     }
 
@@ -230,8 +241,8 @@ mod tests {
     #[test]
     fn unknown_pairs_are_classified() {
         let src = SchemaSource {
-            message_encoding: "protobuf",
-            schema_encoding: "protobuf",
+            message_encoding: "flatbuffer",
+            schema_encoding: "flatbuffer",
             schema_name: "x",
             schema_data: b"",
         };
