@@ -7,6 +7,7 @@
 //! |---|---|---|---|
 //! | `capnproto` | `capnproto` | `file.capnp:Type` (or a type id) | serialized `CodeGeneratorRequest` |
 //! | `cdr` | `ros2msg` (or `ros2idl`) | `pkg/msg/Type` | `.msg` text with `MSG:` sections |
+//! | `ros1` | `ros1msg` | `pkg/Type` | `.msg` text with `MSG:` sections |
 //! | `protobuf` | `protobuf` | full message name, `pkg.Type` | serialized `FileDescriptorSet` |
 //! | `json` | `jsonschema` or empty | anything | ignored: leaves come from the messages |
 //!
@@ -71,6 +72,7 @@ mod json;
 mod leaves;
 mod plan;
 mod protobuf;
+mod ros1;
 mod ros2idl;
 mod ros2msg;
 mod row;

@@ -7,7 +7,7 @@ use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
 use crate::row::Row;
 use crate::value::{Scalar, Value};
-use crate::{capnp_schema, json, protobuf, ros2msg};
+use crate::{capnp_schema, json, protobuf, ros1, ros2msg};
 
 /// Where a channel's schema comes from: the MCAP Channel's message encoding and its Schema record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,7 @@ enum Backend {
     Cdr(ros2msg::MsgSet),
     Json,
     Protobuf(protobuf::Schema),
+    Ros1(ros2msg::MsgSet),
 }
 
 /// A schema compiled for fast repeated decoding; see the [crate docs](crate).
@@ -96,6 +97,14 @@ pub fn compile_with(src: &SchemaSource<'_>, limits: Limits) -> Result<Plan, Deco
             (Backend::Cdr(set), name)
         }
         ("json", "jsonschema" | "") => (Backend::Json, src.schema_name.to_owned()),
+        ("ros1", "ros1msg") => {
+            let text = std::str::from_utf8(src.schema_data).map_err(|_| {
+                DecodeError::bad_schema(src.schema_name, "schema text is not UTF-8")
+            })?;
+            let set = ros1::parse(src.schema_name, text)?;
+            let name = set.root_name().to_owned();
+            (Backend::Ros1(set), name)
+        }
         ("protobuf", "protobuf") => {
             let s = protobuf::compile(src.schema_name, src.schema_data)?;
             let name = s.root_name().to_owned();
@@ -160,6 +169,7 @@ impl Plan {
             Backend::Cdr(m) => m.decode(bytes, &mut self.root, &mut sink, &limits),
             Backend::Json => json::decode(bytes, &mut self.root, &mut sink, &limits),
             Backend::Protobuf(p) => p.decode(bytes, &mut self.root, &mut sink, &limits),
+            Backend::Ros1(m) => m.decode_ros1(bytes, &mut self.root, &mut sink, &limits),
         };
         let clipped = sink.clipped;
         result?;
@@ -212,6 +222,7 @@ impl Plan {
             Backend::Cdr(m) => m.tree(bytes, &self.limits),
             Backend::Json => json::tree(bytes, &self.limits),
             Backend::Protobuf(p) => p.tree(bytes, &self.limits),
+            Backend::Ros1(m) => m.tree_ros1(bytes, &self.limits),
         }
     }
 
