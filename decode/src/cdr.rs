@@ -280,14 +280,7 @@ impl MsgSet {
             let nanosec = cur.prim::<O>(*np)?;
             br.put(sink, 0, Name::Field(sec_name), sp.kind(), sec)?;
             br.put(sink, 1, Name::Field(ns_name), np.kind(), nanosec)?;
-            let whole = |v: Scalar| match v {
-                Scalar::Int(v) => v,
-                Scalar::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
-                Scalar::Float(v) => v as i64,
-            };
-            let total = whole(sec)
-                .saturating_mul(1_000_000_000)
-                .saturating_add(whole(nanosec));
+            let total = time_ns(sec, nanosec);
             br.put(sink, 2, Name::Same, kind, Scalar::Int(total))?;
             return Ok(());
         }
@@ -482,6 +475,19 @@ impl MsgSet {
             Base::Msg(m) => self.tree_struct::<O>(*m, cur, limits, depth + 1, budget, false)?,
         })
     }
+}
+
+/// A time's seconds and nanoseconds as nanoseconds (saturating).
+#[inline]
+pub(crate) fn time_ns(sec: Scalar, nanosec: Scalar) -> i64 {
+    let whole = |v: Scalar| match v {
+        Scalar::Int(v) => v,
+        Scalar::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
+        Scalar::Float(v) => v as i64,
+    };
+    whole(sec)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(whole(nanosec))
 }
 
 fn spend(budget: &mut usize, n: usize) -> Result<(), DecodeError> {

@@ -73,6 +73,7 @@ mod leaves;
 mod plan;
 mod protobuf;
 mod ros1;
+mod ros1_flat;
 mod ros2idl;
 mod ros2msg;
 mod row;

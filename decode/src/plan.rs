@@ -7,7 +7,7 @@ use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
 use crate::row::Row;
 use crate::value::{Scalar, Value};
-use crate::{capnp_schema, json, protobuf, ros1, ros2msg};
+use crate::{capnp_schema, json, protobuf, ros1, ros1_flat, ros2msg};
 
 /// Where a channel's schema comes from: the MCAP Channel's message encoding and its Schema record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,10 +61,12 @@ pub struct Plan {
 enum Flat {
     /// Not yet: tried when the plan had this many leaves (`None`: never tried).
     Pending(Option<usize>),
-    /// The schema has lists (or this is not Cap'n Proto).
+    /// The schema has lists (or has no shortcut: CDR, JSON, protobuf).
     Never,
     /// Built when the plan had this many leaves; rebuilt when it learns more.
     Ready(FlatProgram, usize),
+    /// A ROS 1 fixed-shape program, built and rebuilt likewise.
+    Packed(ros1_flat::Program, usize),
 }
 
 /// Compiles a schema into a [`Plan`] with default [`Limits`].
@@ -153,8 +155,13 @@ impl Plan {
     pub fn decode(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
         let before = self.table.len();
         row.begin(before);
-        if let Flat::Ready(program, _) = &self.flat {
-            if program.decode(bytes, row) {
+        let shortcut = match &self.flat {
+            Flat::Ready(program, _) => Some(program.decode(bytes, row)),
+            Flat::Packed(program, _) => Some(program.decode(bytes, row)),
+            _ => None,
+        };
+        if let Some(done) = shortcut {
+            if done {
                 return Ok(Decoded {
                     new_leaves: before..before,
                     clipped: false,
@@ -185,7 +192,7 @@ impl Plan {
         let leaves = self.table.len();
         let stale = match self.flat {
             Flat::Pending(tried) => tried != Some(leaves),
-            Flat::Ready(_, built) => built != leaves,
+            Flat::Ready(_, built) | Flat::Packed(_, built) => built != leaves,
             Flat::Never => false,
         };
         if !stale {
@@ -194,6 +201,11 @@ impl Plan {
         self.flat = match &self.backend {
             Backend::Capnp(schema) => match FlatProgram::build(schema, &self.root, &self.limits) {
                 Ok(program) => Flat::Ready(program, leaves),
+                Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
+                Err(NotFlat::Never) => Flat::Never,
+            },
+            Backend::Ros1(set) => match ros1_flat::Program::build(set, &self.root, &self.limits) {
+                Ok(program) => Flat::Packed(program, leaves),
                 Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
                 Err(NotFlat::Never) => Flat::Never,
             },
@@ -211,7 +223,7 @@ impl Plan {
     /// Whether decoding takes the flat shortcut now.
     #[cfg(test)]
     pub(crate) fn takes_shortcut(&self) -> bool {
-        matches!(self.flat, Flat::Ready(..))
+        matches!(self.flat, Flat::Ready(..) | Flat::Packed(..))
     }
 
     /// Decodes one message into a full tree (text, data, enum names, unions, lists) for an
