@@ -4,12 +4,15 @@
 //! bounds-checked, and a length is checked against the bytes that remain before it is used.
 
 use crate::error::DecodeError;
-use crate::leaves::{Branch, LeafKind, Limits, Name, Sink};
-use crate::ros2msg::{Array, Base, MsgSet, MsgType, Prim};
+use crate::leaves::{Branch, Limits, Name, Sink};
+use crate::ros2msg::{Array, Base, MsgField, MsgSet, MsgType, Prim};
 use crate::value::{Scalar, Value};
 
-/// Byte order of one payload; monomorphized so the hot loop has no branch on it.
-trait Order {
+/// Byte order and framing of one payload; monomorphized so the hot loop has no branch on it.
+pub(crate) trait Order {
+    /// CDR rules: values aligned to their size, strings NUL-terminated, an empty struct is one
+    /// byte. Without them (ROS 1): packed, no terminator, an empty struct is nothing.
+    const CDR: bool;
     fn u16(b: [u8; 2]) -> u16;
     fn u32(b: [u8; 4]) -> u32;
     fn u64(b: [u8; 8]) -> u64;
@@ -19,6 +22,7 @@ struct Le;
 struct Be;
 
 impl Order for Le {
+    const CDR: bool = true;
     #[inline]
     fn u16(b: [u8; 2]) -> u16 {
         u16::from_le_bytes(b)
@@ -34,6 +38,7 @@ impl Order for Le {
 }
 
 impl Order for Be {
+    const CDR: bool = true;
     #[inline]
     fn u16(b: [u8; 2]) -> u16 {
         u16::from_be_bytes(b)
@@ -50,25 +55,35 @@ impl Order for Be {
 
 const HEADER: usize = 4;
 /// Most values one tree decode may produce.
-const MAX_TREE_VALUES: usize = 1 << 21;
+pub(crate) const MAX_TREE_VALUES: usize = 1 << 21;
 
-struct Cur<'a> {
+pub(crate) struct Cur<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// Bytes before `buf` in the payload (the CDR encapsulation header), for error offsets.
+    base: usize,
 }
 
 impl<'a> Cur<'a> {
+    /// A reader over `buf`, which starts `base` bytes into the payload.
+    pub(crate) fn new(buf: &'a [u8], base: usize) -> Self {
+        Self { buf, pos: 0, base }
+    }
+
     #[inline]
     fn truncated(&self, needed: usize) -> DecodeError {
         DecodeError::Truncated {
-            offset: self.pos.saturating_add(HEADER),
+            offset: self.pos.saturating_add(self.base),
             needed,
-            len: self.buf.len() + HEADER,
+            len: self.buf.len() + self.base,
         }
     }
 
     #[inline(always)]
-    fn align(&mut self, n: usize) {
+    fn align<O: Order>(&mut self, n: usize) {
+        if !O::CDR {
+            return;
+        }
         let rem = self.pos % n;
         if rem != 0 {
             self.pos = self.pos.saturating_add(n - rem);
@@ -76,13 +91,13 @@ impl<'a> Cur<'a> {
     }
 
     #[inline(always)]
-    fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len().saturating_sub(self.pos)
     }
 
     #[inline(always)]
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
-        self.align(N);
+    fn take<O: Order, const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        self.align::<O>(N);
         let end = self.pos.saturating_add(N);
         match self.buf.get(self.pos..end) {
             Some(b) => {
@@ -106,7 +121,7 @@ impl<'a> Cur<'a> {
 
     #[inline(always)]
     fn u32<O: Order>(&mut self) -> Result<u32, DecodeError> {
-        Ok(O::u32(self.take::<4>()?))
+        Ok(O::u32(self.take::<O, 4>()?))
     }
 
     /// A sequence length, checked against what remains for elements of at least `min_size` bytes.
@@ -116,7 +131,7 @@ impl<'a> Cur<'a> {
         if n.saturating_mul(min_size.max(1)) > self.remaining() {
             return Err(DecodeError::corrupt(format!(
                 "sequence of {n} elements at offset {} exceeds the payload",
-                self.pos + HEADER - 4
+                (self.pos + self.base).saturating_sub(4)
             )));
         }
         Ok(n)
@@ -125,27 +140,27 @@ impl<'a> Cur<'a> {
     #[inline(always)]
     fn prim<O: Order>(&mut self, p: Prim) -> Result<Scalar, DecodeError> {
         Ok(match p {
-            Prim::Bool => Scalar::UInt(u64::from(self.take::<1>()?[0] != 0)),
-            Prim::U8 => Scalar::UInt(u64::from(self.take::<1>()?[0])),
-            Prim::I8 => Scalar::Int(i64::from(self.take::<1>()?[0] as i8)),
-            Prim::U16 => Scalar::UInt(u64::from(O::u16(self.take()?))),
-            Prim::I16 => Scalar::Int(i64::from(O::u16(self.take()?) as i16)),
-            Prim::U32 => Scalar::UInt(u64::from(O::u32(self.take()?))),
-            Prim::I32 => Scalar::Int(i64::from(O::u32(self.take()?) as i32)),
-            Prim::U64 => Scalar::UInt(O::u64(self.take()?)),
-            Prim::I64 => Scalar::Int(O::u64(self.take()?) as i64),
-            Prim::F32 => Scalar::Float(f64::from(f32::from_bits(O::u32(self.take()?)))),
-            Prim::F64 => Scalar::Float(f64::from_bits(O::u64(self.take()?))),
+            Prim::Bool => Scalar::UInt(u64::from(self.take::<O, 1>()?[0] != 0)),
+            Prim::U8 => Scalar::UInt(u64::from(self.take::<O, 1>()?[0])),
+            Prim::I8 => Scalar::Int(i64::from(self.take::<O, 1>()?[0] as i8)),
+            Prim::U16 => Scalar::UInt(u64::from(O::u16(self.take::<O, 2>()?))),
+            Prim::I16 => Scalar::Int(i64::from(O::u16(self.take::<O, 2>()?) as i16)),
+            Prim::U32 => Scalar::UInt(u64::from(O::u32(self.take::<O, 4>()?))),
+            Prim::I32 => Scalar::Int(i64::from(O::u32(self.take::<O, 4>()?) as i32)),
+            Prim::U64 => Scalar::UInt(O::u64(self.take::<O, 8>()?)),
+            Prim::I64 => Scalar::Int(O::u64(self.take::<O, 8>()?) as i64),
+            Prim::F32 => Scalar::Float(f64::from(f32::from_bits(O::u32(self.take::<O, 4>()?)))),
+            Prim::F64 => Scalar::Float(f64::from_bits(O::u64(self.take::<O, 8>()?))),
         })
     }
 
     /// Skips `n` primitives of size `size` (contiguous once the first is aligned).
     #[inline]
-    fn skip_prims(&mut self, size: usize, n: usize) -> Result<(), DecodeError> {
+    fn skip_prims<O: Order>(&mut self, size: usize, n: usize) -> Result<(), DecodeError> {
         if n == 0 {
             return Ok(());
         }
-        self.align(size);
+        self.align::<O>(size);
         self.bytes(size.saturating_mul(n)).map(|_| ())
     }
 
@@ -153,12 +168,16 @@ impl<'a> Cur<'a> {
     fn string<O: Order>(&mut self, wide: bool) -> Result<&'a [u8], DecodeError> {
         let n = self.u32::<O>()? as usize;
         if wide {
-            self.align(2);
+            self.align::<O>(2);
             let b = self.bytes(n.checked_mul(2).ok_or_else(|| self.truncated(n))?)?;
             Ok(b)
         } else {
             let b = self.bytes(n)?;
-            Ok(b.strip_suffix(&[0]).unwrap_or(b))
+            if O::CDR {
+                Ok(b.strip_suffix(&[0]).unwrap_or(b))
+            } else {
+                Ok(b)
+            }
         }
     }
 }
@@ -213,7 +232,7 @@ impl MsgSet {
         limits: &Limits,
     ) -> Result<(), DecodeError> {
         let (le, body) = encapsulation(bytes)?;
-        let mut cur = Cur { buf: body, pos: 0 };
+        let mut cur = Cur::new(body, HEADER);
         if le {
             self.walk::<Le>(self.root, &mut cur, root, sink, limits, 0, true)
         } else {
@@ -222,7 +241,7 @@ impl MsgSet {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn walk<O: Order>(
+    pub(crate) fn walk<O: Order>(
         &self,
         t: usize,
         cur: &mut Cur<'_>,
@@ -235,36 +254,33 @@ impl MsgSet {
         too_deep(limits, depth)?;
         let ty = self.ty(t)?;
         if ty.fields.is_empty() {
-            // An empty struct is one dummy byte; tolerate its absence at the very end.
-            if !(top && cur.remaining() == 0) {
+            // An empty CDR struct is one dummy byte; tolerate its absence at the very end.
+            if O::CDR && !(top && cur.remaining() == 0) {
                 cur.bytes(1)?;
             }
             return Ok(());
         }
-        if let Some(kind) = ty.time {
-            let sec = i64::from(O::u32(cur.take()?) as i32);
-            let nanosec = u64::from(O::u32(cur.take()?));
-            let (sec_name, ns_name) = match ty.fields.as_slice() {
-                [a, b] => (a.name.as_str(), b.name.as_str()),
-                _ => ("sec", "nanosec"),
-            };
-            br.put(
-                sink,
-                0,
-                Name::Field(sec_name),
-                LeafKind::Int,
-                Scalar::Int(sec),
-            )?;
-            br.put(
-                sink,
-                1,
-                Name::Field(ns_name),
-                LeafKind::UInt,
-                Scalar::UInt(nanosec),
-            )?;
-            let total = sec
-                .saturating_mul(1_000_000_000)
-                .saturating_add(nanosec as i64);
+        if let Some(kind) = ty.time
+            && let [
+                MsgField {
+                    name: sec_name,
+                    base: Base::Prim(sp),
+                    ..
+                },
+                MsgField {
+                    name: ns_name,
+                    base: Base::Prim(np),
+                    ..
+                },
+            ] = ty.fields.as_slice()
+        {
+            // Seconds and nanoseconds, then the time in nanoseconds (ROS 2: int32 sec; ROS 1:
+            // uint32 secs).
+            let sec = cur.prim::<O>(*sp)?;
+            let nanosec = cur.prim::<O>(*np)?;
+            br.put(sink, 0, Name::Field(sec_name), sp.kind(), sec)?;
+            br.put(sink, 1, Name::Field(ns_name), np.kind(), nanosec)?;
+            let total = time_ns(sec, nanosec);
             br.put(sink, 2, Name::Same, kind, Scalar::Int(total))?;
             return Ok(());
         }
@@ -300,7 +316,7 @@ impl MsgSet {
                     }
                     if n > shown {
                         sink.clipped = true;
-                        cur.skip_prims(p.size(), n - shown)?;
+                        cur.skip_prims::<O>(p.size(), n - shown)?;
                     }
                 }
                 Base::Str { wide } => {
@@ -344,7 +360,9 @@ impl MsgSet {
         too_deep(limits, depth)?;
         let ty = self.ty(t)?;
         if ty.fields.is_empty() {
-            cur.bytes(1)?;
+            if O::CDR {
+                cur.bytes(1)?;
+            }
             return Ok(());
         }
         for f in &ty.fields {
@@ -354,7 +372,7 @@ impl MsgSet {
                 Array::Seq => cur.count::<O>(self.elem_min_size(&f.base))?,
             };
             match f.base {
-                Base::Prim(p) => cur.skip_prims(p.size(), n)?,
+                Base::Prim(p) => cur.skip_prims::<O>(p.size(), n)?,
                 Base::Str { wide } => {
                     for _ in 0..n {
                         cur.string::<O>(wide)?;
@@ -372,7 +390,7 @@ impl MsgSet {
 
     pub(crate) fn tree(&self, bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
         let (le, body) = encapsulation(bytes)?;
-        let mut cur = Cur { buf: body, pos: 0 };
+        let mut cur = Cur::new(body, HEADER);
         let mut budget = MAX_TREE_VALUES;
         if le {
             self.tree_struct::<Le>(self.root, &mut cur, limits, 0, &mut budget, true)
@@ -381,7 +399,7 @@ impl MsgSet {
         }
     }
 
-    fn tree_struct<O: Order>(
+    pub(crate) fn tree_struct<O: Order>(
         &self,
         t: usize,
         cur: &mut Cur<'_>,
@@ -394,7 +412,7 @@ impl MsgSet {
         let ty = self.ty(t)?;
         spend(budget, ty.fields.len() + 1)?;
         if ty.fields.is_empty() {
-            if !(top && cur.remaining() == 0) {
+            if O::CDR && !(top && cur.remaining() == 0) {
                 cur.bytes(1)?;
             }
             return Ok(Value::Struct(Vec::new()));
@@ -437,7 +455,7 @@ impl MsgSet {
         budget: &mut usize,
     ) -> Result<Value, DecodeError> {
         Ok(match base {
-            Base::Prim(Prim::Bool) => Value::Bool(cur.take::<1>()?[0] != 0),
+            Base::Prim(Prim::Bool) => Value::Bool(cur.take::<O, 1>()?[0] != 0),
             Base::Prim(p) => match cur.prim::<O>(*p)? {
                 Scalar::Int(v) => Value::Int(v),
                 Scalar::UInt(v) => Value::UInt(v),
@@ -457,6 +475,19 @@ impl MsgSet {
             Base::Msg(m) => self.tree_struct::<O>(*m, cur, limits, depth + 1, budget, false)?,
         })
     }
+}
+
+/// A time's seconds and nanoseconds as nanoseconds (saturating).
+#[inline]
+pub(crate) fn time_ns(sec: Scalar, nanosec: Scalar) -> i64 {
+    let whole = |v: Scalar| match v {
+        Scalar::Int(v) => v,
+        Scalar::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
+        Scalar::Float(v) => v as i64,
+    };
+    whole(sec)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(whole(nanosec))
 }
 
 fn spend(budget: &mut usize, n: usize) -> Result<(), DecodeError> {

@@ -25,7 +25,8 @@ pub enum LeafKind {
     Enum,
     /// A union's discriminant (`$which`; arm names are in the tree).
     Which,
-    /// A ROS 2 `builtin_interfaces/Time` as nanoseconds (`sec * 1e9 + nanosec`).
+    /// A time as nanoseconds: ROS 2 `builtin_interfaces/Time` (`sec * 1e9 + nanosec`), ROS 1
+    /// `time` (`secs * 1e9 + nsecs`), protobuf `google.protobuf.Timestamp`.
     TimeNs,
     /// A ROS 2 `builtin_interfaces/Duration` as nanoseconds.
     DurationNs,
@@ -96,6 +97,11 @@ impl<'a> Sink<'a> {
             limits,
             clipped: false,
         }
+    }
+
+    /// Starts the message over: every leaf written so far becomes absent again.
+    pub(crate) fn restart(&mut self) {
+        self.row.begin(self.table.len());
     }
 
     pub(crate) fn max_list_elements(&self) -> usize {

@@ -7,6 +7,8 @@
 //! |---|---|---|---|
 //! | `capnproto` | `capnproto` | `file.capnp:Type` (or a type id) | serialized `CodeGeneratorRequest` |
 //! | `cdr` | `ros2msg` (or `ros2idl`) | `pkg/msg/Type` | `.msg` text with `MSG:` sections |
+//! | `ros1` | `ros1msg` | `pkg/Type` | `.msg` text with `MSG:` sections |
+//! | `protobuf` | `protobuf` | full message name, `pkg.Type` | serialized `FileDescriptorSet` |
 //! | `json` | `jsonschema` or empty | anything | ignored: leaves come from the messages |
 //!
 //! [`compile`] turns a schema into a [`Plan`]. [`Plan::decode`] writes one message's numeric
@@ -23,7 +25,13 @@
 //! Path spelling (shared by the app and `bag cat`): field names as the schema writes them
 //! joined by `.`; list elements `name[i]`; a union's discriminant `<parent>.$which` (`$which` at
 //! the top); enums and bools as numbers; a ROS 2 `builtin_interfaces/Time` (or `Duration`)
-//! field `t` yields `t.sec`, `t.nanosec` and `t` in nanoseconds.
+//! field `t` yields `t.sec`, `t.nanosec` and `t` in nanoseconds. ROS 1: a `time` field `t`
+//! yields `t.secs`, `t.nsecs` and `t` in nanoseconds, a `duration` only its parts; `byte` is
+//! signed, `char` unsigned. Protobuf: a `google.protobuf.Timestamp` field `t` yields
+//! `t.seconds`, `t.nanos` and `t` in nanoseconds (a `Duration` only its parts); a oneof yields
+//! the set member's leaves and `<oneof>.$which` = its field number; unset explicit-presence
+//! fields (proto3 `optional`, proto2, message fields) are absent, implicit-presence scalars
+//! read 0 when not on the wire. Strings, bytes and maps are in the tree only.
 //!
 //! ```
 //! use decode::{compile, Row, SchemaSource};
@@ -69,6 +77,9 @@ mod error;
 mod json;
 mod leaves;
 mod plan;
+mod protobuf;
+mod ros1;
+mod ros1_flat;
 mod ros2idl;
 mod ros2msg;
 mod row;

@@ -7,18 +7,21 @@ use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
 use crate::row::Row;
 use crate::value::{Scalar, Value};
-use crate::{capnp_schema, json, ros2msg};
+use crate::{capnp_schema, json, protobuf, ros1, ros1_flat, ros2msg};
 
 /// Where a channel's schema comes from: the MCAP Channel's message encoding and its Schema record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SchemaSource<'a> {
-    /// Channel message encoding: `capnproto`, `cdr` or `json`.
+    /// Channel message encoding: `capnproto`, `cdr`, `ros1`, `protobuf` or `json`.
     pub message_encoding: &'a str,
-    /// Schema encoding: `capnproto`, `ros2msg`, `ros2idl`, `jsonschema` or empty.
+    /// Schema encoding: `capnproto`, `ros2msg`, `ros2idl`, `ros1msg`, `protobuf`, `jsonschema`
+    /// or empty.
     pub schema_encoding: &'a str,
-    /// Schema name: `file.capnp:Type`, `pkg/msg/Type`, ...
+    /// Schema name: `file.capnp:Type`, `pkg/msg/Type`, `pkg/Type` (ROS 1), the full protobuf
+    /// message name (`foxglove.LocationFix`), ...
     pub schema_name: &'a str,
-    /// Schema record data: a serialized CodeGeneratorRequest, `.msg` text, ...
+    /// Schema record data: a serialized CodeGeneratorRequest, `.msg` text, a serialized
+    /// protobuf `FileDescriptorSet`, ...
     pub schema_data: &'a [u8],
 }
 
@@ -36,6 +39,8 @@ enum Backend {
     Capnp(capnp_schema::Schema),
     Cdr(ros2msg::MsgSet),
     Json,
+    Protobuf(protobuf::Schema),
+    Ros1(ros2msg::MsgSet),
 }
 
 /// A schema compiled for fast repeated decoding; see the [crate docs](crate).
@@ -56,10 +61,12 @@ pub struct Plan {
 enum Flat {
     /// Not yet: tried when the plan had this many leaves (`None`: never tried).
     Pending(Option<usize>),
-    /// The schema has lists (or this is not Cap'n Proto).
+    /// The schema has lists (or has no shortcut: CDR, JSON, protobuf).
     Never,
     /// Built when the plan had this many leaves; rebuilt when it learns more.
     Ready(FlatProgram, usize),
+    /// A ROS 1 fixed-shape program, built and rebuilt likewise.
+    Packed(ros1_flat::Program, usize),
 }
 
 /// Compiles a schema into a [`Plan`] with default [`Limits`].
@@ -92,6 +99,19 @@ pub fn compile_with(src: &SchemaSource<'_>, limits: Limits) -> Result<Plan, Deco
             (Backend::Cdr(set), name)
         }
         ("json", "jsonschema" | "") => (Backend::Json, src.schema_name.to_owned()),
+        ("ros1", "ros1msg") => {
+            let text = std::str::from_utf8(src.schema_data).map_err(|_| {
+                DecodeError::bad_schema(src.schema_name, "schema text is not UTF-8")
+            })?;
+            let set = ros1::parse(src.schema_name, text)?;
+            let name = set.root_name().to_owned();
+            (Backend::Ros1(set), name)
+        }
+        ("protobuf", "protobuf") => {
+            let s = protobuf::compile(src.schema_name, src.schema_data)?;
+            let name = s.root_name().to_owned();
+            (Backend::Protobuf(s), name)
+        }
         _ => return Err(unknown()),
     };
     Ok(Plan {
@@ -135,8 +155,13 @@ impl Plan {
     pub fn decode(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
         let before = self.table.len();
         row.begin(before);
-        if let Flat::Ready(program, _) = &self.flat {
-            if program.decode(bytes, row) {
+        let shortcut = match &self.flat {
+            Flat::Ready(program, _) => Some(program.decode(bytes, row)),
+            Flat::Packed(program, _) => Some(program.decode(bytes, row)),
+            _ => None,
+        };
+        if let Some(done) = shortcut {
+            if done {
                 return Ok(Decoded {
                     new_leaves: before..before,
                     clipped: false,
@@ -146,10 +171,12 @@ impl Plan {
         }
         let limits = self.limits;
         let mut sink = Sink::new(&mut self.table, row, limits);
-        let result = match &self.backend {
+        let result = match &mut self.backend {
             Backend::Capnp(s) => s.decode(bytes, &mut self.root, &mut sink, &limits),
             Backend::Cdr(m) => m.decode(bytes, &mut self.root, &mut sink, &limits),
             Backend::Json => json::decode(bytes, &mut self.root, &mut sink, &limits),
+            Backend::Protobuf(p) => p.decode(bytes, &mut self.root, &mut sink, &limits),
+            Backend::Ros1(m) => m.decode_ros1(bytes, &mut self.root, &mut sink, &limits),
         };
         let clipped = sink.clipped;
         result?;
@@ -165,7 +192,7 @@ impl Plan {
         let leaves = self.table.len();
         let stale = match self.flat {
             Flat::Pending(tried) => tried != Some(leaves),
-            Flat::Ready(_, built) => built != leaves,
+            Flat::Ready(_, built) | Flat::Packed(_, built) => built != leaves,
             Flat::Never => false,
         };
         if !stale {
@@ -174,6 +201,11 @@ impl Plan {
         self.flat = match &self.backend {
             Backend::Capnp(schema) => match FlatProgram::build(schema, &self.root, &self.limits) {
                 Ok(program) => Flat::Ready(program, leaves),
+                Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
+                Err(NotFlat::Never) => Flat::Never,
+            },
+            Backend::Ros1(set) => match ros1_flat::Program::build(set, &self.root, &self.limits) {
+                Ok(program) => Flat::Packed(program, leaves),
                 Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
                 Err(NotFlat::Never) => Flat::Never,
             },
@@ -191,7 +223,7 @@ impl Plan {
     /// Whether decoding takes the flat shortcut now.
     #[cfg(test)]
     pub(crate) fn takes_shortcut(&self) -> bool {
-        matches!(self.flat, Flat::Ready(..))
+        matches!(self.flat, Flat::Ready(..) | Flat::Packed(..))
     }
 
     /// Decodes one message into a full tree (text, data, enum names, unions, lists) for an
@@ -201,6 +233,8 @@ impl Plan {
             Backend::Capnp(s) => s.tree(bytes, &self.limits),
             Backend::Cdr(m) => m.tree(bytes, &self.limits),
             Backend::Json => json::tree(bytes, &self.limits),
+            Backend::Protobuf(p) => p.tree(bytes, &self.limits),
+            Backend::Ros1(m) => m.tree_ros1(bytes, &self.limits),
         }
     }
 
@@ -230,8 +264,8 @@ mod tests {
     #[test]
     fn unknown_pairs_are_classified() {
         let src = SchemaSource {
-            message_encoding: "protobuf",
-            schema_encoding: "protobuf",
+            message_encoding: "flatbuffer",
+            schema_encoding: "flatbuffer",
             schema_name: "x",
             schema_data: b"",
         };

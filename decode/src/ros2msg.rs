@@ -159,8 +159,27 @@ fn package_of(name: &str) -> &str {
     name.rsplit_once('/').map_or("", |(p, _)| p)
 }
 
+/// Which ROS the `.msg` text is written for: the grammar is shared, a few builtins differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// ROS 2: `byte` and `char` are unsigned octets; `time`/`duration` are `builtin_interfaces`.
+    Ros2,
+    /// ROS 1: `byte` is int8, `char` is uint8; `time` is (uint32 secs, uint32 nsecs) and
+    /// `duration` (int32 secs, int32 nsecs).
+    Ros1,
+}
+
 /// Parses `ros2msg` text: the main definition, then `===` lines and `MSG: pkg/Type` sections.
 pub(crate) fn parse(schema_name: &str, text: &str) -> Result<MsgSet, DecodeError> {
+    parse_in(schema_name, text, Dialect::Ros2)
+}
+
+/// Parses `.msg` text of either dialect (`ros2msg` or `ros1msg` schemas).
+pub(crate) fn parse_in(
+    schema_name: &str,
+    text: &str,
+    dialect: Dialect,
+) -> Result<MsgSet, DecodeError> {
     let bad = |reason: String| DecodeError::bad_schema(schema_name, reason);
     let root_name = normalize(schema_name);
     let mut types = vec![RawType {
@@ -201,7 +220,7 @@ pub(crate) fn parse(schema_name: &str, text: &str) -> Result<MsgSet, DecodeError
             )));
         }
         let Some(ty) = types.last_mut() else { continue };
-        if let Some(field) = parse_line(line, package_of(&ty.name))
+        if let Some(field) = parse_line(line, package_of(&ty.name), dialect)
             .map_err(|e| bad(format!("line {lineno}: {e}")))?
         {
             field_count += 1;
@@ -215,7 +234,7 @@ pub(crate) fn parse(schema_name: &str, text: &str) -> Result<MsgSet, DecodeError
 }
 
 /// One `.msg` line: a field, or `None` for a constant.
-fn parse_line(line: &str, package: &str) -> Result<Option<RawField>, String> {
+fn parse_line(line: &str, package: &str, dialect: Dialect) -> Result<Option<RawField>, String> {
     let mut tokens = line.split_whitespace();
     let Some(ty) = tokens.next() else {
         return Ok(None);
@@ -233,7 +252,7 @@ fn parse_line(line: &str, package: &str) -> Result<Option<RawField>, String> {
     let (base, array) = parse_type(ty)?;
     Ok(Some(RawField {
         name: name.to_owned(),
-        base: raw_base(base, package),
+        base: raw_base_in(base, package, dialect),
         array,
     }))
 }
@@ -268,6 +287,24 @@ fn parse_type(ty: &str) -> Result<(&str, Array), String> {
 }
 
 pub(crate) fn raw_base(base: &str, package: &str) -> RawBase {
+    raw_base_in(base, package, Dialect::Ros2)
+}
+
+fn raw_base_in(base: &str, package: &str, dialect: Dialect) -> RawBase {
+    if dialect == Dialect::Ros1 {
+        // Names no `pkg/Type` can take, so a recording's own types never collide with them.
+        match base {
+            "time" | "duration" => {
+                return RawBase::Named {
+                    name: base.to_owned(),
+                    package: String::new(),
+                };
+            }
+            "byte" => return RawBase::Prim(Prim::I8),
+            "char" => return RawBase::Prim(Prim::U8),
+            _ => {}
+        }
+    }
     match base {
         "string" => RawBase::Str { wide: false },
         "wstring" => RawBase::Str { wide: true },
@@ -290,6 +327,27 @@ pub(crate) fn raw_base(base: &str, package: &str) -> RawBase {
 }
 
 fn builtin(name: &str) -> Option<RawType> {
+    let pair = |secs: Prim, nsecs: Prim| RawType {
+        name: name.to_owned(),
+        fields: vec![
+            RawField {
+                name: "secs".into(),
+                base: RawBase::Prim(secs),
+                array: Array::One,
+            },
+            RawField {
+                name: "nsecs".into(),
+                base: RawBase::Prim(nsecs),
+                array: Array::One,
+            },
+        ],
+    };
+    match name {
+        // ROS 1 builtins (only reached from `ros1msg` text; see `raw_base_in`).
+        "time" => return Some(pair(Prim::U32, Prim::U32)),
+        "duration" => return Some(pair(Prim::I32, Prim::I32)),
+        _ => {}
+    }
     matches!(
         name,
         "builtin_interfaces/Time" | "builtin_interfaces/Duration"
@@ -351,24 +409,27 @@ pub(crate) fn link(
                 array: f.array,
             });
         }
-        let is_time_shape = matches!(
-            fields.as_slice(),
+        let shape = match fields.as_slice() {
             [
                 MsgField {
-                    base: Base::Prim(Prim::I32),
+                    base: Base::Prim(a),
                     array: Array::One,
                     ..
                 },
                 MsgField {
-                    base: Base::Prim(Prim::U32),
+                    base: Base::Prim(b),
                     array: Array::One,
                     ..
-                }
-            ]
-        );
+                },
+            ] => Some((*a, *b)),
+            _ => None,
+        };
+        let ros2_shape = shape == Some((Prim::I32, Prim::U32));
         let time = match t.name.as_str() {
-            "builtin_interfaces/Time" if is_time_shape => Some(LeafKind::TimeNs),
-            "builtin_interfaces/Duration" if is_time_shape => Some(LeafKind::DurationNs),
+            "builtin_interfaces/Time" if ros2_shape => Some(LeafKind::TimeNs),
+            "builtin_interfaces/Duration" if ros2_shape => Some(LeafKind::DurationNs),
+            // A ROS 1 `time`; a ROS 1 `duration` yields only its parts.
+            "time" if shape == Some((Prim::U32, Prim::U32)) => Some(LeafKind::TimeNs),
             _ => None,
         };
         types.push(MsgType {

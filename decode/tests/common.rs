@@ -268,3 +268,138 @@ pub mod capnp_text {
         }
     }
 }
+
+/// Checks recordings against an oracle folder's `expected.json`: every message of an MCAP file
+/// decodes, and its numeric leaves equal the listed `fields` exactly (same paths, same values).
+pub mod expected {
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    use decode::{DecodeError, Plan, Row, Scalar, SchemaSource, Value, compile};
+    use serde_json::Value as Json;
+
+    /// What one file's check covered.
+    #[derive(Debug, Default, Clone, Copy)]
+    pub struct Checked {
+        pub messages: usize,
+        pub leaves: usize,
+        pub non_numeric: usize,
+    }
+
+    /// The oracle folder's `expected.json`.
+    pub fn load(dir: &Path) -> Json {
+        let text = std::fs::read_to_string(dir.join("expected.json")).expect("expected.json");
+        serde_json::from_str(&text).expect("expected.json parses")
+    }
+
+    /// Whether a decoded leaf equals an expected JSON value exactly (NaN/inf as strings, -0.0
+    /// keeps its sign, 64-bit integers exact).
+    pub fn same(got: Scalar, want: &Json) -> bool {
+        match (got, want) {
+            (Scalar::Float(v), Json::String(s)) => match s.as_str() {
+                "NaN" => v.is_nan(),
+                "inf" => v == f64::INFINITY,
+                "-inf" => v == f64::NEG_INFINITY,
+                _ => false,
+            },
+            (Scalar::Float(v), Json::Number(n)) => {
+                n.as_f64().is_some_and(|w| w.to_bits() == v.to_bits())
+            }
+            (Scalar::Int(v), Json::Number(n)) => n.as_i64() == Some(v),
+            (Scalar::UInt(v), Json::Number(n)) => n.as_u64() == Some(v),
+            _ => false,
+        }
+    }
+
+    /// One message: compares the row's present leaves with `fields`, and checks each
+    /// `non_numeric_paths` entry is in the tree but not a numeric leaf.
+    pub fn check_message(plan: &Plan, row: &Row, tree: &Value, want: &Json, what: &str) -> Checked {
+        let fields = want["fields"].as_object().expect("fields");
+        let mut got: HashMap<&str, Scalar> = HashMap::new();
+        for (slot, v) in row.present() {
+            got.insert(plan.leaves()[slot].path.as_str(), v);
+        }
+        for (path, w) in fields {
+            let Some(&g) = got.get(path.as_str()) else {
+                panic!("{what}: leaf {path} = {w} missing; decoded {got:?}");
+            };
+            assert!(same(g, w), "{what}: {path}: decoded {g:?}, expected {w}");
+        }
+        for (path, g) in &got {
+            assert!(
+                fields.contains_key(*path),
+                "{what}: decoded leaf {path} = {g:?} is not expected"
+            );
+        }
+        let non_numeric = want["non_numeric_paths"].as_array().expect("non_numeric");
+        for p in non_numeric {
+            let p = p.as_str().expect("path");
+            assert!(
+                tree.at(p).is_some(),
+                "{what}: non-numeric {p} not in the tree {tree:?}"
+            );
+            assert!(!got.contains_key(p), "{what}: {p} is a numeric leaf");
+        }
+        Checked {
+            messages: 1,
+            leaves: fields.len(),
+            non_numeric: non_numeric.len(),
+        }
+    }
+
+    /// Every message of the MCAP file `name` in `dir` against `expected["files"][name]`.
+    pub fn check_mcap(dir: &Path, name: &str, expected: &Json) -> Checked {
+        let file = &expected["files"][name];
+        let want: HashMap<(String, u64), &Json> = file["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| {
+                let topic = m["topic"].as_str().expect("topic").to_owned();
+                ((topic, m["log_time"].as_u64().expect("log_time")), m)
+            })
+            .collect();
+        let bytes = std::fs::read(dir.join(name)).expect("read mcap");
+        let mut plans: HashMap<u16, Plan> = HashMap::new();
+        let mut row = Row::new();
+        let mut total = Checked::default();
+        for msg in mcap::MessageStream::new(&bytes).expect("mcap") {
+            let msg = msg.unwrap_or_else(|e| panic!("{name}: mcap: {e}"));
+            let ch = &msg.channel;
+            let topics = &file["topics"][&ch.topic];
+            let plan = match plans.entry(ch.id) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let schema = ch.schema.as_deref().expect("schema");
+                    assert_eq!(schema.name, topics["schema"].as_str().expect("schema"));
+                    let plan: Result<Plan, DecodeError> = compile(&SchemaSource {
+                        message_encoding: &ch.message_encoding,
+                        schema_encoding: &schema.encoding,
+                        schema_name: &schema.name,
+                        schema_data: &schema.data,
+                    });
+                    e.insert(plan.unwrap_or_else(|e| panic!("{name} {}: {e}", ch.topic)))
+                }
+            };
+            let what = format!("{name} {} @{}", ch.topic, msg.log_time);
+            let w = want
+                .get(&(ch.topic.clone(), msg.log_time))
+                .unwrap_or_else(|| panic!("{what}: not in expected.json"));
+            plan.decode(&msg.data, &mut row)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let tree = plan
+                .decode_tree(&msg.data)
+                .unwrap_or_else(|e| panic!("{what}: tree: {e}"));
+            let c = check_message(plan, &row, &tree, w, &what);
+            total.messages += c.messages;
+            total.leaves += c.leaves;
+            total.non_numeric += c.non_numeric;
+        }
+        assert_eq!(
+            total.messages as u64,
+            file["message_count"].as_u64().expect("count"),
+            "{name}: every message decoded"
+        );
+        total
+    }
+}

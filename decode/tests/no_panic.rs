@@ -1,5 +1,6 @@
 //! No input makes decoding panic: arbitrary bytes, valid messages with random damage, and
-//! random Cap'n Proto bodies behind a valid segment table, into every compiled plan.
+//! random Cap'n Proto bodies behind a valid segment table, into every compiled plan (Cap'n Proto,
+//! ROS 2 CDR, ROS 1, protobuf, JSON).
 
 #[allow(clippy::all, unused, unsafe_code)]
 #[path = "gen/telemetry_capnp.rs"]
@@ -10,6 +11,13 @@ use proptest::prelude::*;
 
 const TEST_CGR: &[u8] = include_bytes!("fixtures/capnp-test.cgr");
 const TELEMETRY_CGR: &[u8] = include_bytes!("fixtures/telemetry.cgr");
+/// `redline.test.AllTypes` (../shared/oracles/protobuf-mcap/proto): its FileDescriptorSet and
+/// one message, as the protobuf-mcap oracle recording carries them.
+const PROTOBUF_FDS: &[u8] = include_bytes!("fixtures/protobuf-alltypes.fds");
+const PROTOBUF_MSG: &[u8] = include_bytes!("fixtures/protobuf-alltypes.bin");
+/// `redline_msgs/AllTypes` (ROS 1) definition and one message, from the ros1 oracle's MCAP.
+const ROS1_DEF: &str = include_str!("fixtures/ros1-alltypes.msg");
+const ROS1_MSG: &[u8] = include_bytes!("fixtures/ros1-alltypes.bin");
 
 const ROS_DEFS: &[(&str, &str)] = &[
     (
@@ -66,6 +74,30 @@ fn plans() -> Vec<Plan> {
             .expect(name),
         );
     }
+    for (name, def) in ROS_DEFS
+        .iter()
+        .copied()
+        .chain([("redline_msgs/AllTypes", ROS1_DEF)])
+    {
+        out.push(
+            compile(&SchemaSource {
+                message_encoding: "ros1",
+                schema_encoding: "ros1msg",
+                schema_name: name,
+                schema_data: def.as_bytes(),
+            })
+            .expect(name),
+        );
+    }
+    out.push(
+        compile(&SchemaSource {
+            message_encoding: "protobuf",
+            schema_encoding: "protobuf",
+            schema_name: "redline.test.AllTypes",
+            schema_data: PROTOBUF_FDS,
+        })
+        .expect("protobuf"),
+    );
     out.push(
         compile(&SchemaSource {
             message_encoding: "json",
@@ -98,6 +130,8 @@ fn seeds() -> Vec<Vec<u8>> {
     cdr.extend((0..200u8).map(|i| if i % 8 == 0 { 2 } else { i }));
     seeds.push(cdr);
     seeds.push(br#"{"a": [1, {"b": [true, 2.5]}], "c": {"d": -1}}"#.to_vec());
+    seeds.push(PROTOBUF_MSG.to_vec());
+    seeds.push(ROS1_MSG.to_vec());
     seeds
 }
 
