@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use decode::{LeafKind, Plan, Row, SchemaSource, compile};
 
-use crate::data::series::SeriesBuilder;
+use crate::data::series::{DATA_NAN, SeriesBuilder};
 use crate::data::source::{MessageView, TopicInfo};
 use crate::error::Error;
 
@@ -111,8 +111,13 @@ impl ColumnBuilder {
                             .push(SeriesBuilder::with_absent_and_capacity(n, self.expected));
                     }
                     // The row has a cell for every leaf of the plan, so this fills every column.
-                    for (column, value) in c.values.iter_mut().zip(row.values_f64()) {
-                        column.push(value);
+                    // A NaN the message carries is kept apart from an absent leaf.
+                    for (slot, column) in c.values.iter_mut().enumerate() {
+                        column.push(match row.get_f64(slot) {
+                            Some(v) if v.is_nan() => DATA_NAN,
+                            Some(v) => v,
+                            None => f64::NAN,
+                        });
                     }
                     return;
                 }

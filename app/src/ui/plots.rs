@@ -1,11 +1,16 @@
 //! The stack of plots: a shared, linked time axis; each signal drawn as a min/max envelope of
 //! the visible window, taken from its pyramid, and handed to egui_plot borrowed.
 
-use egui::{Id, RichText, Sense};
-use egui_plot::{Line, Plot, PlotPoint, PlotPoints, VLine};
+use std::collections::HashMap;
 
-use crate::data::envelope::{Point, envelope};
+use decode::LeafKind;
+use egui::{Id, RichText, Sense};
+use egui_plot::{Line, Plot, PlotPoint, PlotPoints, Points, VLine};
+
+use crate::data::envelope::{Draw, Point, Trace, Window, trace};
 use crate::data::layout::{Layout, SignalRef};
+use crate::data::series;
+use crate::data::topic_data::gap_threshold;
 use crate::recording::{Recording, TopicState};
 use crate::ui::action::Action;
 use crate::ui::format::format_value;
@@ -27,8 +32,10 @@ pub struct PlotView {
     pub pending_x_range_s: Option<(f64, f64)>,
     /// Plot area width in pixels, from the last frame.
     pub width_px: usize,
-    /// Decimated points per plot per signal, and what they were computed for.
-    cache: Vec<Vec<Vec<PlotPoint>>>,
+    /// How each signal is drawn, where the user chose (else by its kind, [`default_draw`]).
+    pub draw: HashMap<SignalRef, Draw>,
+    /// What each plot's signals draw, and what it was computed for.
+    cache: Vec<Vec<Trace<PlotPoint>>>,
     cache_key: Option<(u64, u64, usize, usize, u64)>,
     /// Points handed to egui_plot in the last frame (for benchmarks and tests).
     pub points_last_frame: usize,
@@ -60,7 +67,7 @@ impl PlotView {
             x0.to_bits(),
             x1.to_bits(),
             self.width_px.max(1) * 1000 + loaded,
-            layout_hash,
+            layout_hash.wrapping_add(self.draw_hash(layout)),
             recording.generation(),
         );
         if self.cache_key == Some(key) && self.cache.len() == layout.plots.len() {
@@ -68,8 +75,12 @@ impl PlotView {
         }
         self.cache_key = Some(key);
         self.cache.resize_with(layout.plots.len(), Vec::new);
+        let Some(window) = Window::new(t0, (x0, x1), self.width_px.max(1)) else {
+            self.cache.iter_mut().flatten().for_each(Trace::clear);
+            return;
+        };
         for (plot, lines) in layout.plots.iter().zip(self.cache.iter_mut()) {
-            lines.resize_with(plot.signals.len(), Vec::new);
+            lines.resize_with(plot.signals.len(), Trace::default);
             for (signal, out) in plot.signals.iter().zip(lines.iter_mut()) {
                 out.clear();
                 let Some(data) = recording
@@ -81,16 +92,41 @@ impl PlotView {
                 let Some(field) = data.field(&signal.path) else {
                     continue;
                 };
-                envelope(
+                let draw = self
+                    .draw
+                    .get(signal)
+                    .copied()
+                    .unwrap_or_else(|| default_draw(field.kind));
+                trace(
                     &data.times_ns,
                     &data.time_levels,
                     &field.series,
-                    t0,
-                    (x0, x1),
-                    self.width_px.max(1),
+                    gap_threshold(&data.times_ns),
+                    &window,
+                    draw,
                     out,
                 );
             }
+        }
+    }
+
+    /// A hash of the chosen draw modes of `layout`'s signals (they change what is drawn).
+    fn draw_hash(&self, layout: &Layout) -> usize {
+        layout
+            .signals()
+            .enumerate()
+            .filter(|(_, s)| self.draw.get(s) == Some(&Draw::Step))
+            .fold(17, |h, (i, _)| h.wrapping_mul(31).wrapping_add(i + 1))
+    }
+}
+
+/// How a leaf is drawn unless the user chose: floats joined by lines; booleans, enums and
+/// integers held until the next sample.
+pub fn default_draw(kind: LeafKind) -> Draw {
+    match kind {
+        LeafKind::Float | LeafKind::TimeNs | LeafKind::DurationNs => Draw::Linear,
+        LeafKind::Bool | LeafKind::Int | LeafKind::UInt | LeafKind::Enum | LeafKind::Which => {
+            Draw::Step
         }
     }
 }
@@ -231,16 +267,28 @@ pub fn plot_stack_ui(
                     plot_ui.set_auto_bounds([false, true]);
                 }
                 for (si, signal) in plot.signals.iter().enumerate() {
-                    let Some(points) = lines.and_then(|l| l.get(si)) else {
+                    let Some(traced) = lines.and_then(|l| l.get(si)) else {
                         continue;
                     };
-                    points_total += points.len();
+                    points_total += traced.len();
                     let color = theme::signal_color(si);
-                    plot_ui.line(
-                        Line::new(signal.label(), PlotPoints::Borrowed(points.as_slice()))
-                            .color(color)
-                            .width(1.5),
-                    );
+                    let label = signal.label();
+                    for (ri, run) in traced.lines().enumerate() {
+                        plot_ui.line(
+                            Line::new(label.clone(), PlotPoints::Borrowed(run))
+                                .id(("scope-run", pi, si, ri))
+                                .color(color)
+                                .width(1.5),
+                        );
+                    }
+                    if !traced.dots.is_empty() {
+                        plot_ui.points(
+                            Points::new(label, PlotPoints::Borrowed(traced.dots.as_slice()))
+                                .id(("scope-dots", pi, si))
+                                .color(color)
+                                .radius(2.5),
+                        );
+                    }
                 }
                 plot_ui.vline(
                     VLine::new("playhead", playhead_s)
@@ -248,6 +296,9 @@ pub fn plot_stack_ui(
                         .width(1.5),
                 );
             });
+        if let Some(traces) = lines {
+            marks_ui(ui, &response.transform, traces);
+        }
         let bounds = response.transform.bounds();
         let frame = response.transform.frame();
         if pi == 0 {
@@ -307,4 +358,67 @@ pub fn plot_stack_ui(
         }
     }
     actions
+}
+
+/// Non-finite samples, as marks on the plot's edge (they have no place on its scale): `+inf`
+/// a triangle on the top edge, `-inf` one on the bottom edge, NaN a ring on the bottom edge.
+fn marks_ui(ui: &egui::Ui, transform: &egui_plot::PlotTransform, traces: &[Trace<PlotPoint>]) {
+    let frame = *transform.frame();
+    let painter = ui.painter_at(frame);
+    for (si, traced) in traces.iter().enumerate() {
+        let color = theme::signal_color(si);
+        for mark in &traced.marks {
+            let x = transform.position_from_point_x(mark.x);
+            if x < frame.left() || x > frame.right() {
+                continue;
+            }
+            let s = 5.0;
+            if mark.flags & series::POS_INF != 0 {
+                let top = frame.top() + 1.0;
+                painter.add(egui::Shape::convex_polygon(
+                    vec![
+                        egui::pos2(x, top),
+                        egui::pos2(x + s, top + s * 1.6),
+                        egui::pos2(x - s, top + s * 1.6),
+                    ],
+                    color,
+                    egui::Stroke::NONE,
+                ));
+            }
+            if mark.flags & series::NEG_INF != 0 {
+                let bottom = frame.bottom() - 1.0;
+                painter.add(egui::Shape::convex_polygon(
+                    vec![
+                        egui::pos2(x, bottom),
+                        egui::pos2(x - s, bottom - s * 1.6),
+                        egui::pos2(x + s, bottom - s * 1.6),
+                    ],
+                    color,
+                    egui::Stroke::NONE,
+                ));
+            }
+            if mark.flags & series::NAN != 0 {
+                painter.circle_stroke(
+                    egui::pos2(x, frame.bottom() - s - 12.0),
+                    s * 0.8,
+                    egui::Stroke::new(1.5, color),
+                );
+            }
+        }
+    }
+}
+
+/// What a mark stands for, as its hover text says it.
+pub fn mark_text(flags: u8) -> String {
+    let mut what = Vec::new();
+    if flags & series::POS_INF != 0 {
+        what.push("+inf");
+    }
+    if flags & series::NEG_INF != 0 {
+        what.push("-inf");
+    }
+    if flags & series::NAN != 0 {
+        what.push("NaN");
+    }
+    what.join(", ")
 }
