@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use decode::{LeafKind, Plan, Row, SchemaSource, compile};
+use decode::{LeafKind, Plan, Row, Scalar, SchemaSource, compile};
 
 use crate::data::series::{DATA_NAN, SeriesBuilder};
 use crate::data::source::{MessageView, TopicInfo};
@@ -112,12 +112,15 @@ impl ColumnBuilder {
                     }
                     // The row has a cell for every leaf of the plan, so this fills every column.
                     // A NaN the message carries is kept apart from an absent leaf.
+                    // 64-bit integers stay exact.
                     for (slot, column) in c.values.iter_mut().enumerate() {
-                        column.push(match row.get_f64(slot) {
-                            Some(v) if v.is_nan() => DATA_NAN,
-                            Some(v) => v,
-                            None => f64::NAN,
-                        });
+                        match row.get(slot) {
+                            Some(Scalar::Float(v)) if v.is_nan() => column.push(DATA_NAN),
+                            Some(Scalar::Float(v)) => column.push(v),
+                            Some(Scalar::Int(v)) => column.push_int(i128::from(v)),
+                            Some(Scalar::UInt(v)) => column.push_int(i128::from(v)),
+                            None => column.push(f64::NAN),
+                        }
                     }
                     return;
                 }

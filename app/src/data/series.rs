@@ -121,6 +121,10 @@ pub struct Typed<T> {
     pub values: Vec<T>,
     levels: Vec<Vec<(T, T)>>,
     flags: Vec<Vec<u8>>,
+    /// For a column of 64-bit integers some of which `f64` rounds: per value, the exact
+    /// integer minus the value as `f64` (at most 2048 away for 64-bit integers); empty when
+    /// every value is exact.
+    residual: Vec<i16>,
 }
 
 /// Folds one finite (min, max) pair into `acc`; a NaN pair (nothing finite) is skipped.
@@ -211,6 +215,7 @@ impl<T: Sample> Typed<T> {
             values,
             levels,
             flags,
+            residual: Vec::new(),
         }
     }
 
@@ -352,8 +357,18 @@ impl<T: Sample> Typed<T> {
                 .map(|l| l.capacity() * pair)
                 .sum::<usize>()
             + self.flags.iter().map(Vec::capacity).sum::<usize>()
+            + self.residual.capacity() * 2
     }
 }
+
+/// `exact` as the `f64` a column holds, and what that `f64` misses of it.
+#[inline]
+pub fn split_exact(exact: i128) -> (f64, i16) {
+    let v = exact as f64;
+    // Integers past 2^53 are spaced at most 4096 apart up to 2^64: the rest fits an i16.
+    (v, i16::try_from(exact - v as i128).unwrap_or(0))
+}
+
 /// A value column: `f32` unless some value needs `f64`.
 #[derive(Debug, Clone)]
 pub enum Series {
@@ -364,6 +379,21 @@ pub enum Series {
 }
 
 impl Series {
+    /// Sample `i` as an exact integer: for a 64-bit integer `f64` rounds, the integer the
+    /// message carried; else the value when it is a whole number. `None` when absent, not
+    /// whole or past the end.
+    pub fn exact(&self, i: usize) -> Option<i128> {
+        let v = self.value(i)?;
+        if !v.is_finite() || v.fract() != 0.0 || v.abs() >= 1.8e19 * 2.0 {
+            return None;
+        }
+        let residual = match self {
+            Series::F64(t) => t.residual.get(i).copied().unwrap_or(0),
+            Series::F32(_) => 0,
+        };
+        Some(v as i128 + i128::from(residual))
+    }
+
     /// The value of sample `i` (NaN when absent), `None` past the end.
     pub fn value(&self, i: usize) -> Option<f64> {
         match self {
@@ -398,7 +428,29 @@ impl Series {
                     *self = Series::F64(Typed::new(wide));
                 }
             }
-            Series::F64(t) => t.push(v),
+            Series::F64(t) => {
+                t.push(v);
+                if !t.residual.is_empty() {
+                    t.residual.push(0);
+                }
+            }
+        }
+    }
+
+    /// Appends `v` whose exact integer is `v + residual` ([`split_exact`]).
+    pub fn push_exact(&mut self, v: f64, residual: i16) {
+        if residual == 0 {
+            self.push(v);
+            return;
+        }
+        if let Series::F32(t) = self {
+            let wide: Vec<f64> = t.values.iter().map(|&x| x.to_f64()).collect();
+            *self = Series::F64(Typed::new(wide));
+        }
+        if let Series::F64(t) = self {
+            t.residual.resize(t.values.len(), 0);
+            t.push(v);
+            t.residual.push(residual);
         }
     }
 
@@ -407,6 +459,9 @@ impl Series {
         match values {
             SeriesBuilder::F32(v) => v.iter().for_each(|&x| self.push(x.to_f64())),
             SeriesBuilder::F64(v) => v.iter().for_each(|&x| self.push(x)),
+            SeriesBuilder::Exact(v, r) => {
+                v.iter().zip(r).for_each(|(&x, &r)| self.push_exact(x, r))
+            }
         }
     }
 
@@ -414,7 +469,11 @@ impl Series {
     pub fn tail(&self, from: usize) -> Series {
         match self {
             Series::F32(t) => Series::F32(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
-            Series::F64(t) => Series::F64(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
+            Series::F64(t) => {
+                let mut tail = Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec());
+                tail.residual = t.residual.get(from..).unwrap_or(&[]).to_vec();
+                Series::F64(tail)
+            }
         }
     }
 
@@ -464,6 +523,8 @@ pub enum SeriesBuilder {
     F32(Vec<f32>),
     /// Switched to `f64`.
     F64(Vec<f64>),
+    /// `f64` with the residuals of 64-bit integers it rounds (see [`split_exact`]).
+    Exact(Vec<f64>, Vec<i16>),
 }
 
 impl Default for SeriesBuilder {
@@ -489,7 +550,7 @@ impl SeriesBuilder {
     pub fn len(&self) -> usize {
         match self {
             SeriesBuilder::F32(v) => v.len(),
-            SeriesBuilder::F64(v) => v.len(),
+            SeriesBuilder::F64(v) | SeriesBuilder::Exact(v, _) => v.len(),
         }
     }
 
@@ -503,6 +564,10 @@ impl SeriesBuilder {
         match self {
             SeriesBuilder::F32(v) => drop(v.drain(..n.min(v.len()))),
             SeriesBuilder::F64(v) => drop(v.drain(..n.min(v.len()))),
+            SeriesBuilder::Exact(v, r) => {
+                drop(v.drain(..n.min(v.len())));
+                drop(r.drain(..n.min(r.len())));
+            }
         }
     }
 
@@ -521,7 +586,39 @@ impl SeriesBuilder {
                 }
             }
             SeriesBuilder::F64(values) => values.push(v),
+            SeriesBuilder::Exact(values, residual) => {
+                values.push(v);
+                residual.push(0);
+            }
         }
+    }
+
+    /// Appends an integer exactly: as [`SeriesBuilder::push`] when `f64` holds it, else
+    /// with its residual.
+    #[inline]
+    pub fn push_int(&mut self, exact: i128) {
+        let (v, r) = split_exact(exact);
+        if r == 0 {
+            self.push(v);
+            return;
+        }
+        let values = match std::mem::take(self) {
+            SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
+            SeriesBuilder::F64(values) => values,
+            SeriesBuilder::Exact(values, residual) => {
+                *self = SeriesBuilder::Exact(values, residual);
+                if let SeriesBuilder::Exact(values, residual) = self {
+                    values.push(v);
+                    residual.push(r);
+                }
+                return;
+            }
+        };
+        let mut residual = vec![0; values.len()];
+        residual.push(r);
+        let mut values = values;
+        values.push(v);
+        *self = SeriesBuilder::Exact(values, residual);
     }
 
     /// Joins pieces end to end, widening to `f64` if any piece is; a `None` piece stands for
@@ -537,12 +634,34 @@ impl SeriesBuilder {
         let total: usize = pieces.iter().map(|(_, n)| n).sum();
         if pieces
             .iter()
+            .any(|(p, _)| matches!(p, Some(SeriesBuilder::Exact(..))))
+        {
+            let mut out: Vec<f64> = Vec::with_capacity(total);
+            let mut residual: Vec<i16> = Vec::with_capacity(total);
+            for (piece, len) in pieces {
+                match piece {
+                    Some(SeriesBuilder::Exact(v, r)) => {
+                        out.extend_from_slice(&v);
+                        residual.extend_from_slice(&r);
+                    }
+                    Some(SeriesBuilder::F64(v)) => out.extend_from_slice(&v),
+                    Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| x.to_f64())),
+                    None => out.resize(out.len() + len, f64::NAN),
+                }
+                residual.resize(out.len(), 0);
+            }
+            return SeriesBuilder::Exact(out, residual);
+        }
+        if pieces
+            .iter()
             .any(|(p, _)| matches!(p, Some(SeriesBuilder::F64(_))))
         {
             let mut out: Vec<f64> = Vec::with_capacity(total);
             for (piece, len) in pieces {
                 match piece {
-                    Some(SeriesBuilder::F64(v)) => out.extend_from_slice(&v),
+                    Some(SeriesBuilder::F64(v) | SeriesBuilder::Exact(v, _)) => {
+                        out.extend_from_slice(&v)
+                    }
                     Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| x.to_f64())),
                     None => out.resize(out.len() + len, f64::NAN),
                 }
@@ -553,7 +672,7 @@ impl SeriesBuilder {
             for (piece, len) in pieces {
                 match piece {
                     Some(SeriesBuilder::F32(v)) => out.extend_from_slice(&v),
-                    Some(SeriesBuilder::F64(_)) => {}
+                    Some(SeriesBuilder::F64(_) | SeriesBuilder::Exact(..)) => {}
                     None => out.resize(out.len() + len, f32::NAN),
                 }
             }
@@ -576,6 +695,16 @@ impl SeriesBuilder {
                     .map(|&i| v.get(i).copied().unwrap_or(f64::NAN))
                     .collect(),
             ),
+            SeriesBuilder::Exact(v, r) => SeriesBuilder::Exact(
+                order
+                    .iter()
+                    .map(|&i| v.get(i).copied().unwrap_or(f64::NAN))
+                    .collect(),
+                order
+                    .iter()
+                    .map(|&i| r.get(i).copied().unwrap_or(0))
+                    .collect(),
+            ),
         }
     }
 
@@ -589,6 +718,13 @@ impl SeriesBuilder {
             SeriesBuilder::F64(mut v) => {
                 v.shrink_to_fit();
                 Series::F64(Typed::new(v))
+            }
+            SeriesBuilder::Exact(mut v, mut r) => {
+                v.shrink_to_fit();
+                r.shrink_to_fit();
+                let mut t = Typed::new(v);
+                t.residual = r;
+                Series::F64(t)
             }
         }
     }
