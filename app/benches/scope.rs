@@ -76,7 +76,11 @@ fn frame(ctx: &egui::Context, traces: &[&Trace<PlotPoint>]) -> usize {
             Plot::new("bench").show(ui, |p| {
                 for (si, t) in traces.iter().enumerate() {
                     for (ri, run) in t.lines().enumerate() {
-                        p.line(Line::new("signal", PlotPoints::Borrowed(run)).id(("run", si, ri)));
+                        p.line(
+                            Line::new("signal", PlotPoints::Borrowed(run))
+                                .id(("run", si, ri))
+                                .allow_band(false),
+                        );
                     }
                     if !t.dots.is_empty() {
                         p.points(

@@ -328,7 +328,7 @@ impl Scope {
         egui::Panel::left("scope-tree")
             .resizable(true)
             .default_size((window_w * 0.22).clamp(160.0, 280.0))
-            .max_size(480.0)
+            .max_size((window_w * 0.3).clamp(160.0, 480.0))
             .show(ui, |ui| {
                 ui.heading("Topics");
                 actions.extend(topic_tree_ui(ui, rec, filter).map(Action::AddSignal));
@@ -336,7 +336,7 @@ impl Scope {
         egui::Panel::right("scope-side")
             .resizable(true)
             .default_size((window_w * 0.26).clamp(200.0, 340.0))
-            .max_size(520.0)
+            .max_size((window_w * 0.34).clamp(200.0, 520.0))
             .show(ui, |ui| {
                 let playhead_ns = playback.playhead_ns;
                 let inspector = inspector.as_mut();

@@ -212,6 +212,19 @@ pub fn y_tick_text(v: f64, step: f64) -> String {
     format!("{v:.1e}")
 }
 
+/// The largest 1, 2 or 5 times a power of ten at most `max_step` (a y grid step).
+pub fn step_125(max_step: f64) -> f64 {
+    if !(max_step.is_finite() && max_step > 0.0) {
+        return 1.0;
+    }
+    let decade = 10f64.powf(max_step.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|&s| s <= max_step)
+        .unwrap_or(decade)
+}
+
 /// The stack of plots with their legends.
 pub fn plot_stack_ui(
     ui: &mut egui::Ui,
@@ -222,6 +235,9 @@ pub fn plot_stack_ui(
     focused: Option<usize>,
 ) -> PlotActions {
     let mut actions = PlotActions::default();
+    // The panel's width, taken before anything is laid out: a row wider than the panel
+    // widens the panel's layout region, and the plots must not follow it.
+    let width = ui.available_width();
     let t0 = recording.t0_ns();
     let playhead_s = (i128::from(playhead_ns) - i128::from(t0)) as f64 / 1e9;
     view.update_points(recording, layout);
@@ -232,7 +248,8 @@ pub fn plot_stack_ui(
             ui.label("Click a field in the topic tree, or drag it here, to plot it.");
         });
     } else {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
+            ui.set_max_width(width);
             ui.label("Time axis:");
             ui.selectable_value(&mut view.clock, Clock::Relative, Clock::Relative.name());
             ui.selectable_value(&mut view.clock, Clock::Utc, Clock::Utc.name());
@@ -251,7 +268,6 @@ pub fn plot_stack_ui(
                 .on_hover_text(CONTROLS);
         });
     }
-    let width = ui.available_width();
     let drop_zone_h = 28.0;
     let legend_h = 22.0;
     let avail = ui.available_height() - drop_zone_h - 8.0;
@@ -374,6 +390,18 @@ pub fn plot_stack_ui(
                 view.x_range_s
                     .map_or((recording.t1_ns().saturating_sub(t0)) as f64 / 1e9, |r| r.1),
             )
+            .y_grid_spacer(|input| {
+                let (lo, hi) = input.bounds;
+                let step = step_125((hi - lo) / 4.0);
+                let first = (lo / step).ceil();
+                let count = ((hi / step).floor() - first + 1.0).clamp(0.0, 64.0) as usize;
+                (0..count)
+                    .map(|k| GridMark {
+                        value: (first + k as f64) * step,
+                        step_size: step,
+                    })
+                    .collect()
+            })
             .custom_x_axes(vec![x_axis])
             .custom_y_axes(vec![y_axis])
             .x_grid_spacer(move |input| {
@@ -405,6 +433,11 @@ pub fn plot_stack_ui(
                                 .id(("scope-run", pi, si, ri))
                                 .color(color)
                                 .width(1.5)
+                                // egui_plot's band mode fills between pixel columns' extents,
+                                // interpolating across columns with no sample: the wedges of
+                                // issue 20. The trace already holds at most a few vertices a
+                                // column, so the plain polyline costs little.
+                                .allow_band(false)
                                 .allow_hover(false),
                         );
                     }
