@@ -550,7 +550,9 @@ fn wheel(plot_ui: &mut egui_plot::PlotUi<'_>) -> bool {
         return false;
     }
     if shift {
-        plot_ui.translate_bounds(egui::vec2(delta, 0.0));
+        // Content follows the wheel, as a drag would move it: the window moves the other way.
+        let per_point = plot_ui.transform().dvalue_dpos()[0];
+        plot_ui.translate_bounds(egui::vec2((-f64::from(delta) * per_point) as f32, 0.0));
     } else {
         plot_ui.zoom_bounds_around_hovered(egui::vec2((delta * 0.004).exp(), 1.0));
     }
