@@ -35,6 +35,8 @@ pub struct PlotView {
     pub width_px: usize,
     /// How each signal is drawn, where the user chose (else by its kind, [`default_draw`]).
     pub draw: HashMap<SignalRef, Draw>,
+    /// Each topic's gap threshold, and the length of its time column it was computed for.
+    gaps: HashMap<usize, (GapKey, Option<u64>)>,
     /// What each plot's signals draw, and what it was computed for.
     cache: Vec<Vec<Trace<PlotPoint>>>,
     cache_key: Option<(u64, u64, usize, usize, u64)>,
@@ -90,9 +92,9 @@ impl PlotView {
             lines.resize_with(plot.signals.len(), Trace::default);
             for (signal, out) in plot.signals.iter().zip(lines.iter_mut()) {
                 out.clear();
-                let Some(data) = recording
+                let Some((topic, data)) = recording
                     .topic_index(&signal.topic)
-                    .and_then(|i| recording.data(i))
+                    .and_then(|i| Some((i, recording.data(i)?)))
                 else {
                     continue;
                 };
@@ -108,7 +110,7 @@ impl PlotView {
                     &data.times_ns,
                     &data.time_levels,
                     &field.series,
-                    gap_threshold(&data.times_ns),
+                    gap_of(&mut self.gaps, topic, &data.times_ns),
                     &window,
                     draw,
                     out,
@@ -126,6 +128,28 @@ impl PlotView {
             .fold(17, |h, (i, _)| h.wrapping_mul(31).wrapping_add(i + 1))
     }
 }
+
+/// The gap threshold of topic `topic` (the Health panel's rule), computed once per time
+/// column (known by its length and ends): it samples up to 4,096 intervals, which at a
+/// hundred million messages are that many cache misses, too many to pay every frame.
+fn gap_of(
+    cache: &mut HashMap<usize, (GapKey, Option<u64>)>,
+    topic: usize,
+    times: &[u64],
+) -> Option<u64> {
+    let key = (times.len(), times.first().copied(), times.last().copied());
+    match cache.get(&topic) {
+        Some(&(k, gap)) if k == key => gap,
+        _ => {
+            let gap = gap_threshold(times);
+            cache.insert(topic, (key, gap));
+            gap
+        }
+    }
+}
+
+/// What a cached gap threshold was computed for: a time column's length, first and last.
+type GapKey = (usize, Option<u64>, Option<u64>);
 
 /// How a leaf is drawn unless the user chose: floats joined by lines; booleans, enums and
 /// integers held until the next sample.
