@@ -1,5 +1,6 @@
 //! The mouse wheel over the plots, as PlotJuggler has it (issue 20, item 6): the wheel zooms
-//! time around the pointer, Shift + wheel pans time; neither touches Y's autoscale.
+//! time around the pointer, Shift + wheel pans time; neither touches Y's autoscale. And the
+//! hover over a plot (item 2): the nearest sample's value and time.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use std::time::{Duration, Instant};
 use bag::{BagWriter, ChannelSpec, SchemaSpec, WriteOptions};
 use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase};
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use scope::data::layout::{Layout, PlotSpec, SignalRef};
 use scope::data::source::RecordingSource;
 use scope::recording::Recording;
@@ -101,7 +103,14 @@ fn the_wheel_zooms_time_around_the_pointer_and_shift_pans_it() {
     let pointer = egui::pos2(frame.left() + 0.75 * frame.width(), frame.center().y);
     let t_at = |r: (f64, f64)| r.0 + 0.75 * (r.1 - r.0);
     h.hover_at(pointer);
-    h.run_steps(2);
+    h.run_steps(40);
+    // The hover names the nearest sample to the pointer's time: its value and its time.
+    let i = (t_at(range(&h)) * 100.0).round();
+    let want = format!("sine/value: {} at {:.9} s", (i * 0.05).sin(), i / 100.0);
+    assert!(
+        h.get_all_by_label_contains(&want).next().is_some(),
+        "no hover saying {want}"
+    );
     h.event(wheel(120.0, Modifiers::NONE));
     h.run_steps(60);
     let zoomed = range(&h);
