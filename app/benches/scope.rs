@@ -1,36 +1,69 @@
 //! Benchmarks: frame cost against samples in view, memory per sample, loader throughput.
 //!
 //! `cargo bench -p scope`; groups are `frame/<mode>/<samples>` and `load/<mode>/<messages>`.
-//! Memory per sample is printed (criterion measures time only).
+//! Memory per sample is printed (criterion measures time only). `SCOPE_BENCH=frame` skips the
+//! loading group, whose set-up writes and reads a 600 s bag.
 
 use std::hint::black_box;
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use egui_plot::{Line, Plot, PlotPoint, PlotPoints};
+use egui_plot::{Line, Plot, PlotPoint, PlotPoints, Points};
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader};
-use scope::data::envelope::envelope;
+use scope::data::envelope::{Draw, Trace, Window, trace};
 use scope::data::loader::{LoadEvent, Loader};
 use scope::data::series::{Series, SeriesBuilder};
 use scope::data::source::{DataSource, RecordingSource};
-use scope::data::topic_data::time_levels;
+use scope::data::topic_data::{gap_threshold, time_levels};
 use scope::demo::{DemoOptions, write_demo};
 
 const WIDTH_PX: usize = 1200;
 
-fn column(n: usize) -> (Vec<u64>, Series) {
-    let times: Vec<u64> = (0..n as u64).map(|i| i * 1_000).collect();
+/// A topic of `n` samples at 1 MHz with what real data has: a silence of 50 periods after
+/// every 9,973rd sample (gaps by the Health panel's rule) and a burst of 64 samples within a
+/// microsecond every 100,003 samples; its values a sine with noise, with some absent.
+fn gappy(n: usize) -> (Vec<u64>, Series) {
+    let mut t = 0u64;
+    let times: Vec<u64> = (0..n)
+        .map(|i| {
+            t += if i % 9_973 == 9_972 {
+                50_000
+            } else if i % 100_003 < 64 {
+                10
+            } else {
+                1_000
+            };
+            t
+        })
+        .collect();
     let mut b = SeriesBuilder::default();
     for i in 0..n {
         let x = i as f64 / n as f64;
-        b.push((x * 50.0).sin() * 100.0 + (i % 7) as f64);
+        b.push(if i % 50_021 == 7 {
+            f64::NAN
+        } else {
+            (x * 50.0).sin() * 100.0 + (i % 7) as f64
+        });
     }
     (times, b.finish())
 }
 
-/// One full egui frame: a plot of the given points, run and tessellated.
-fn frame(ctx: &egui::Context, points: &[PlotPoint]) -> usize {
+/// A sparse topic over the same span: one sample in 1,000 at irregular times.
+fn sparse(n: usize, span_ns: u64) -> (Vec<u64>, Series) {
+    let m = (n / 1_000).max(4);
+    let times: Vec<u64> = (0..m as u64)
+        .map(|i| i * span_ns / m as u64 + (i * 7_919) % 1_000)
+        .collect();
+    let mut b = SeriesBuilder::default();
+    for i in 0..m {
+        b.push(((i * 31) % 17) as f64);
+    }
+    (times, b.finish())
+}
+
+/// One full egui frame: a plot of the given traces (lines and points), run and tessellated.
+fn frame(ctx: &egui::Context, traces: &[&Trace<PlotPoint>]) -> usize {
     let input = egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(
             egui::Pos2::ZERO,
@@ -41,7 +74,21 @@ fn frame(ctx: &egui::Context, points: &[PlotPoint]) -> usize {
     let out = ctx.run_ui(input, |ui| {
         egui::CentralPanel::default().show(ui, |ui| {
             Plot::new("bench").show(ui, |p| {
-                p.line(Line::new("signal", PlotPoints::Borrowed(points)));
+                for (si, t) in traces.iter().enumerate() {
+                    for (ri, run) in t.lines().enumerate() {
+                        p.line(
+                            Line::new("signal", PlotPoints::Borrowed(run))
+                                .id(("run", si, ri))
+                                .allow_band(false),
+                        );
+                    }
+                    if !t.dots.is_empty() {
+                        p.points(
+                            Points::new("signal", PlotPoints::Borrowed(t.dots.as_slice()))
+                                .id(("dots", si)),
+                        );
+                    }
+                }
             });
         });
     });
@@ -53,35 +100,51 @@ fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
     group.sample_size(20);
     for n in [10_000usize, 100_000_000] {
-        let (times, series) = column(n);
-        let span_s = n as f64 * 1e-6;
+        let (times, series) = gappy(n);
+        let span_ns = times.last().copied().unwrap_or(1);
+        let (sparse_times, sparse_series) = sparse(n, span_ns);
         let levels = time_levels(&times);
-        let mut points = Vec::new();
+        let sparse_levels = time_levels(&sparse_times);
+        let (gap, sparse_gap) = (gap_threshold(&times), gap_threshold(&sparse_times));
+        let window = Window::new(0, (0.0, span_ns as f64 / 1e9), WIDTH_PX).expect("window");
+        let (mut dense, mut few) = (Trace::default(), Trace::default());
         group.bench_function(format!("envelope/{n}"), |b| {
             b.iter(|| {
-                // Worst case: the window moved, so the envelope is recomputed every frame.
-                envelope(
+                // Worst case: the window moved, so both traces are recomputed every frame.
+                trace(
                     &times,
                     &levels,
                     &series,
-                    0,
-                    (0.0, span_s),
-                    WIDTH_PX,
-                    &mut points,
+                    gap,
+                    &window,
+                    Draw::Linear,
+                    &mut dense,
                 );
-                black_box(frame(&ctx, &points))
+                trace(
+                    &sparse_times,
+                    &sparse_levels,
+                    &sparse_series,
+                    sparse_gap,
+                    &window,
+                    Draw::Step,
+                    &mut few,
+                );
+                black_box(frame(&ctx, &[&dense, &few]))
             });
         });
     }
     for n in [1_000_000usize, 10_000_000] {
-        let (times, series) = column(n);
+        let (times, series) = gappy(n);
         let all: Vec<PlotPoint> = times
             .iter()
             .enumerate()
             .map(|(i, &t)| PlotPoint::new(t as f64 / 1e9, series.value(i).unwrap_or(f64::NAN)))
             .collect();
+        let mut one = Trace::default();
+        one.points = all;
+        one.runs.push(0..one.points.len());
         group.bench_function(format!("egui_plot_all/{n}"), |b| {
-            b.iter(|| black_box(frame(&ctx, &all)));
+            b.iter(|| black_box(frame(&ctx, &[&one])));
         });
     }
     group.finish();
@@ -154,6 +217,10 @@ fn load(source: Arc<dyn DataSource>) -> usize {
 }
 
 fn loading(c: &mut Criterion) {
+    // `SCOPE_BENCH=frame` runs the frame group alone (this one writes a 600 s bag first).
+    if std::env::var("SCOPE_BENCH").is_ok_and(|v| v == "frame") {
+        return;
+    }
     let (_dir, bag) = demo_bag(600.0);
     let messages = mcap_iterate(&bag);
     let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(&bag).expect("open"));

@@ -323,18 +323,20 @@ impl Scope {
             actions.extend(timeline_ui(ui, rec, playback).map(Action::Step));
             ui.add_space(4.0);
         });
+        // Side panels leave the plots at least half of a small window (800 px wide).
+        let window_w = ui.available_width();
         egui::Panel::left("scope-tree")
             .resizable(true)
-            .default_size(280.0)
-            .max_size(480.0)
+            .default_size((window_w * 0.22).clamp(160.0, 280.0))
+            .max_size((window_w * 0.3).clamp(160.0, 480.0))
             .show(ui, |ui| {
                 ui.heading("Topics");
                 actions.extend(topic_tree_ui(ui, rec, filter).map(Action::AddSignal));
             });
         egui::Panel::right("scope-side")
             .resizable(true)
-            .default_size(340.0)
-            .max_size(520.0)
+            .default_size((window_w * 0.26).clamp(200.0, 340.0))
+            .max_size((window_w * 0.34).clamp(200.0, 520.0))
             .show(ui, |ui| {
                 let playhead_ns = playback.playhead_ns;
                 let inspector = inspector.as_mut();
@@ -380,6 +382,8 @@ impl Scope {
                     self.focused_plot = None;
                 }
                 Action::DismissError => self.error = None,
+                // Live, the plots follow the newest data instead (Follow).
+                Action::TogglePlaying if self.is_live() => {}
                 Action::TogglePlaying => self.playback.playing = !self.playback.playing,
                 Action::ToggleFollowing => self.follow = !self.follow,
                 Action::StopFollowing => self.follow = false,

@@ -19,6 +19,7 @@ pub mod plots;
 pub mod side_panel;
 pub mod status_bar;
 pub mod theme;
+pub mod time_axis;
 pub mod timeline;
 pub mod tree;
 pub mod welcome;

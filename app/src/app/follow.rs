@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use crate::app::Scope;
 
+/// What the status bar says when a zoom or pan paused following.
+pub const FOLLOW_PAUSED: &str =
+    "Following paused: you zoomed or panned. Tick \"Follow\" to go back to the newest data.";
+
 /// Seconds of newest data shown while following a live capture.
 pub const FOLLOW_WINDOW_S: f64 = 10.0;
 
@@ -54,6 +58,7 @@ impl Scope {
             let tolerance = (want.1 - want.0).abs() * 1e-3;
             if (want.0 - got.0).abs() > tolerance || (want.1 - got.1).abs() > tolerance {
                 self.follow = false;
+                self.notice = Some(FOLLOW_PAUSED.to_owned());
             }
         }
     }

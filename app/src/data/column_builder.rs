@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use decode::{LeafKind, Plan, Row, SchemaSource, compile};
+use decode::{LeafKind, Plan, Row, Scalar, SchemaSource, compile};
 
-use crate::data::series::SeriesBuilder;
+use crate::data::series::{DATA_NAN, SeriesBuilder};
 use crate::data::source::{MessageView, TopicInfo};
 use crate::error::Error;
 
@@ -111,8 +111,16 @@ impl ColumnBuilder {
                             .push(SeriesBuilder::with_absent_and_capacity(n, self.expected));
                     }
                     // The row has a cell for every leaf of the plan, so this fills every column.
-                    for (column, value) in c.values.iter_mut().zip(row.values_f64()) {
-                        column.push(value);
+                    // A NaN the message carries is kept apart from an absent leaf.
+                    // 64-bit integers stay exact.
+                    for (slot, column) in c.values.iter_mut().enumerate() {
+                        match row.get(slot) {
+                            Some(Scalar::Float(v)) if v.is_nan() => column.push(DATA_NAN),
+                            Some(Scalar::Float(v)) => column.push(v),
+                            Some(Scalar::Int(v)) => column.push_int(i128::from(v)),
+                            Some(Scalar::UInt(v)) => column.push_int(i128::from(v)),
+                            None => column.push(f64::NAN),
+                        }
                     }
                     return;
                 }

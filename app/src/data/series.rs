@@ -3,24 +3,90 @@
 //!
 //! Values start as `f32` and switch to `f64` the first time a value does not survive the round
 //! trip (a latitude, a nanosecond counter), so most columns cost 4 bytes a sample. Absent values
-//! (a message that did not carry the leaf, a decode error) are NaN and skipped by min/max.
+//! (a message that did not carry the leaf, a decode error) are the canonical NaN and skipped by
+//! min/max. A NaN the recording itself holds is stored as [`DATA_NAN`] (a NaN with a payload),
+//! so it can be told apart from an absent value; it and the infinities are kept out of the
+//! pyramid's min/max (they would blank a plot's scale) and recorded as flags instead.
 
 /// Samples summarised by one pyramid entry, and the fan-out between levels.
 pub const FANOUT: usize = 16;
+
+/// A NaN the recording holds (not an absent value): a quiet NaN with payload 1.
+pub const DATA_NAN: f64 = f64::from_bits(0x7ff8_0000_2000_0000);
+
+/// [`DATA_NAN`] as `f32` (the same payload: widening keeps it).
+const DATA_NAN_F32: f32 = f32::from_bits(0x7fc0_0001);
+
+/// Flag: some sample is `+inf`.
+pub const POS_INF: u8 = 1;
+/// Flag: some sample is `-inf`.
+pub const NEG_INF: u8 = 2;
+/// Flag: some sample is a NaN the recording holds ([`DATA_NAN`]).
+pub const NAN: u8 = 4;
+
+/// True for a value that is absent (NaN, but not [`DATA_NAN`]).
+#[inline]
+pub fn is_absent(v: f64) -> bool {
+    v.is_nan() && v.to_bits() != DATA_NAN.to_bits()
+}
+
+/// The non-finite flag of one value ([`POS_INF`], [`NEG_INF`], [`NAN`]; 0 for a finite or
+/// absent value).
+#[inline]
+pub fn flag_of(v: f64) -> u8 {
+    if v.is_finite() {
+        0
+    } else if v == f64::INFINITY {
+        POS_INF
+    } else if v == f64::NEG_INFINITY {
+        NEG_INF
+    } else if is_absent(v) {
+        0
+    } else {
+        NAN
+    }
+}
+
+/// `v` narrowed to `f32` when that loses nothing (an absent value or [`DATA_NAN`] keeps what
+/// it is), `None` when it needs `f64`.
+#[inline]
+fn narrow(v: f64) -> Option<f32> {
+    if v.is_nan() {
+        return Some(if is_absent(v) { f32::NAN } else { DATA_NAN_F32 });
+    }
+    let n = v as f32;
+    (f64::from(n) == v).then_some(n)
+}
 
 /// A value type a column can hold.
 pub trait Sample: Copy + PartialOrd + Send + Sync + 'static {
     /// The absent value.
     const NAN: Self;
-    /// Widens to `f64`.
+    /// Widens to `f64` ([`DATA_NAN`] stays one).
     fn to_f64(self) -> f64;
+    /// True for a finite value.
+    fn finite(self) -> bool;
 }
 
 impl Sample for f32 {
     const NAN: Self = f32::NAN;
     #[inline]
     fn to_f64(self) -> f64 {
-        f64::from(self)
+        if self.is_nan() {
+            // Widening keeps a payload on the machines we build for, but the language does
+            // not promise it: say it explicitly.
+            if self.to_bits() == DATA_NAN_F32.to_bits() {
+                DATA_NAN
+            } else {
+                f64::NAN
+            }
+        } else {
+            f64::from(self)
+        }
+    }
+    #[inline]
+    fn finite(self) -> bool {
+        self.is_finite()
     }
 }
 
@@ -30,17 +96,38 @@ impl Sample for f64 {
     fn to_f64(self) -> f64 {
         self
     }
+    #[inline]
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
 }
 
-/// Values of one type with their pyramid: `levels[k][j]` is the (min, max) of raw samples
-/// `j * FANOUT^(k+1) .. (j+1) * FANOUT^(k+1)`; NaN when all of them are absent.
+/// What a range of samples holds: the finite min and max (`None` when no sample is finite)
+/// and the flags of the non-finite values present.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Summary {
+    /// Smallest and largest finite value.
+    pub min_max: Option<(f64, f64)>,
+    /// [`POS_INF`] | [`NEG_INF`] | [`NAN`] for what is present.
+    pub flags: u8,
+}
+
+/// Values of one type with their pyramid: `levels[k][j]` is the (min, max) of the finite raw
+/// samples `j * FANOUT^(k+1) .. (j+1) * FANOUT^(k+1)` (NaN when none is finite) and
+/// `flags[k][j]` says which non-finite values they hold.
 #[derive(Debug, Clone, Default)]
 pub struct Typed<T> {
     /// Raw values, one per message of the topic.
     pub values: Vec<T>,
     levels: Vec<Vec<(T, T)>>,
+    flags: Vec<Vec<u8>>,
+    /// For a column of 64-bit integers some of which `f64` rounds: per value, the exact
+    /// integer minus the value as `f64` (at most 2048 away for 64-bit integers); empty when
+    /// every value is exact.
+    residual: Vec<i16>,
 }
 
+/// Folds one finite (min, max) pair into `acc`; a NaN pair (nothing finite) is skipped.
 #[inline]
 fn fold<T: Sample>(acc: &mut Option<(T, T)>, lo: T, hi: T) {
     // NaN compares false both ways: skip it.
@@ -60,19 +147,46 @@ fn fold<T: Sample>(acc: &mut Option<(T, T)>, lo: T, hi: T) {
     }
 }
 
-/// (min, max) of each group of pairs; NaN for a group with nothing present.
-fn summarise<T: Sample, G: IntoIterator<Item = (T, T)>>(
-    groups: impl Iterator<Item = G>,
-) -> Vec<(T, T)> {
-    groups
-        .map(|g| {
+/// Folds one raw value: finite ones into `acc`, the others into `flags`.
+#[inline]
+fn fold_value<T: Sample>(acc: &mut Option<(T, T)>, flags: &mut u8, v: T) {
+    if v.finite() {
+        fold(acc, v, v);
+    } else {
+        *flags |= flag_of(v.to_f64());
+    }
+}
+
+/// (min, max) and flags of each group of raw values.
+fn summarise_values<T: Sample>(values: &[T]) -> (Vec<(T, T)>, Vec<u8>) {
+    values
+        .chunks(FANOUT)
+        .map(|c| {
+            let (mut acc, mut flags) = (None, 0u8);
+            for &v in c {
+                fold_value(&mut acc, &mut flags, v);
+            }
+            (acc.unwrap_or((T::NAN, T::NAN)), flags)
+        })
+        .unzip()
+}
+
+/// (min, max) and flags of each group of blocks of the level below.
+fn summarise_blocks<T: Sample>(pairs: &[(T, T)], flags: &[u8]) -> (Vec<(T, T)>, Vec<u8>) {
+    pairs
+        .chunks(FANOUT)
+        .zip(flags.chunks(FANOUT))
+        .map(|(p, f)| {
             let mut acc = None;
-            for (lo, hi) in g {
+            for &(lo, hi) in p {
                 fold(&mut acc, lo, hi);
             }
-            acc.unwrap_or((T::NAN, T::NAN))
+            (
+                acc.unwrap_or((T::NAN, T::NAN)),
+                f.iter().fold(0, |a, &b| a | b),
+            )
         })
-        .collect()
+        .unzip()
 }
 
 impl<T: Sample> Typed<T> {
@@ -82,17 +196,27 @@ impl<T: Sample> Typed<T> {
     /// [`time_levels`]: crate::data::topic_data::time_levels
     pub fn new(values: Vec<T>) -> Self {
         let mut levels: Vec<Vec<(T, T)>> = Vec::new();
+        let mut flags: Vec<Vec<u8>> = Vec::new();
         if !values.is_empty() {
-            levels.push(summarise(
-                values.chunks(FANOUT).map(|c| c.iter().map(|&x| (x, x))),
-            ));
+            let (l, f) = summarise_values(&values);
+            levels.push(l);
+            flags.push(f);
         }
-        while let Some(top) = levels.last().filter(|l| l.len() > FANOUT) {
-            let next = summarise(top.chunks(FANOUT).map(|c| c.iter().copied()));
-            levels.push(next);
+        while let (Some(top), Some(top_flags)) =
+            (levels.last().filter(|l| l.len() > FANOUT), flags.last())
+        {
+            let (l, f) = summarise_blocks(top, top_flags);
+            levels.push(l);
+            flags.push(f);
         }
         levels.shrink_to_fit();
-        Self { values, levels }
+        flags.shrink_to_fit();
+        Self {
+            values,
+            levels,
+            flags,
+            residual: Vec::new(),
+        }
     }
 
     /// Appends one value and keeps the pyramid exact: the last block of each level holds the
@@ -109,28 +233,34 @@ impl<T: Sample> Typed<T> {
                     break;
                 }
                 // A new level: summarise the one below (or the values) in blocks.
-                let built: Vec<(T, T)> = if k == 0 {
-                    summarise(
-                        self.values
-                            .chunks(FANOUT)
-                            .map(|c| c.iter().map(|&x| (x, x))),
-                    )
+                let (l, f) = if k == 0 {
+                    summarise_values(&self.values)
                 } else {
-                    summarise(self.levels[k - 1].chunks(FANOUT).map(|c| c.iter().copied()))
+                    match (self.levels.get(k - 1), self.flags.get(k - 1)) {
+                        (Some(p), Some(f)) => summarise_blocks(p, f),
+                        _ => break,
+                    }
                 };
-                self.levels.push(built);
+                self.levels.push(l);
+                self.flags.push(f);
             } else {
                 let j = i / block;
-                let level = &mut self.levels[k];
+                let (Some(level), Some(flags)) = (self.levels.get_mut(k), self.flags.get_mut(k))
+                else {
+                    break;
+                };
                 if j == level.len() {
-                    level.push((v, v));
-                } else if let Some(slot) = level.get_mut(j) {
+                    let (mut acc, mut f) = (None, 0u8);
+                    fold_value(&mut acc, &mut f, v);
+                    level.push(acc.unwrap_or((T::NAN, T::NAN)));
+                    flags.push(f);
+                } else if let (Some(slot), Some(f)) = (level.get_mut(j), flags.get_mut(j)) {
                     let mut acc = if slot.0.partial_cmp(&slot.0).is_some() {
                         Some(*slot)
                     } else {
                         None
                     };
-                    fold(&mut acc, v, v);
+                    fold_value(&mut acc, f, v);
                     *slot = acc.unwrap_or((T::NAN, T::NAN));
                 }
             }
@@ -138,13 +268,19 @@ impl<T: Sample> Typed<T> {
         }
     }
 
-    /// Min and max of samples `lo..hi`, skipping absent ones; `None` when all are absent.
+    /// Finite min and max of samples `lo..hi`; `None` when none is finite.
     pub fn min_max(&self, lo: usize, hi: usize) -> Option<(f64, f64)> {
+        self.summary(lo, hi).min_max
+    }
+
+    /// What samples `lo..hi` hold, read from the pyramid: O(FANOUT x levels), not O(hi - lo).
+    pub fn summary(&self, lo: usize, hi: usize) -> Summary {
         let hi = hi.min(self.values.len());
-        if lo >= hi {
-            return None;
-        }
         let mut acc: Option<(T, T)> = None;
+        let mut flags = 0u8;
+        if lo >= hi {
+            return Summary::default();
+        }
         let (mut lo, mut hi) = (lo, hi);
         // Level 0 is raw values; level k >= 1 is `levels[k - 1]`.
         let mut level = 0usize;
@@ -159,33 +295,41 @@ impl<T: Sample> Typed<T> {
             let lo_up = lo.div_ceil(FANOUT);
             let hi_up = hi_c / FANOUT;
             if !has_up || lo_up >= hi_up || hi_c - lo < 2 * FANOUT {
-                self.scan(level, lo, hi_c, &mut acc);
+                self.scan(level, lo, hi_c, &mut acc, &mut flags);
                 break;
             }
-            self.scan(level, lo, lo_up * FANOUT, &mut acc);
-            self.scan(level, hi_up * FANOUT, hi_c, &mut acc);
+            self.scan(level, lo, lo_up * FANOUT, &mut acc, &mut flags);
+            self.scan(level, hi_up * FANOUT, hi_c, &mut acc, &mut flags);
             lo = lo_up;
             hi = hi_up;
             level += 1;
         }
-        acc.map(|(a, b)| (a.to_f64(), b.to_f64()))
-    }
-
-    fn scan(&self, level: usize, lo: usize, hi: usize, acc: &mut Option<(T, T)>) {
-        if level == 0 {
-            if let Some(s) = self.values.get(lo..hi) {
-                for &v in s {
-                    fold(acc, v, v);
-                }
-            }
-        } else if let Some(s) = self.levels.get(level - 1).and_then(|l| l.get(lo..hi)) {
-            for &(a, b) in s {
-                fold(acc, a, b);
-            }
+        Summary {
+            min_max: acc.map(|(a, b)| (a.to_f64(), b.to_f64())),
+            flags,
         }
     }
 
-    /// Min and max of block `j` of pyramid level `k` (blocks of `FANOUT^(k+1)` samples).
+    fn scan(&self, level: usize, lo: usize, hi: usize, acc: &mut Option<(T, T)>, flags: &mut u8) {
+        if level == 0 {
+            if let Some(s) = self.values.get(lo..hi) {
+                for &v in s {
+                    fold_value(acc, flags, v);
+                }
+            }
+        } else if let (Some(s), Some(f)) = (
+            self.levels.get(level - 1).and_then(|l| l.get(lo..hi)),
+            self.flags.get(level - 1).and_then(|l| l.get(lo..hi)),
+        ) {
+            for &(a, b) in s {
+                fold(acc, a, b);
+            }
+            *flags |= f.iter().fold(0, |a, &b| a | b);
+        }
+    }
+
+    /// Finite min and max of block `j` of pyramid level `k` (blocks of `FANOUT^(k+1)`
+    /// samples).
     #[inline]
     pub fn block(&self, k: usize, j: usize) -> Option<(f64, f64)> {
         let &(lo, hi) = self.levels.get(k)?.get(j)?;
@@ -212,7 +356,17 @@ impl<T: Sample> Typed<T> {
                 .iter()
                 .map(|l| l.capacity() * pair)
                 .sum::<usize>()
+            + self.flags.iter().map(Vec::capacity).sum::<usize>()
+            + self.residual.capacity() * 2
     }
+}
+
+/// `exact` as the `f64` a column holds, and what that `f64` misses of it.
+#[inline]
+pub fn split_exact(exact: i128) -> (f64, i16) {
+    let v = exact as f64;
+    // Integers past 2^53 are spaced at most 4096 apart up to 2^64: the rest fits an i16.
+    (v, i16::try_from(exact - v as i128).unwrap_or(0))
 }
 
 /// A value column: `f32` unless some value needs `f64`.
@@ -225,10 +379,25 @@ pub enum Series {
 }
 
 impl Series {
+    /// Sample `i` as an exact integer: for a 64-bit integer `f64` rounds, the integer the
+    /// message carried; else the value when it is a whole number. `None` when absent, not
+    /// whole or past the end.
+    pub fn exact(&self, i: usize) -> Option<i128> {
+        let v = self.value(i)?;
+        if !v.is_finite() || v.fract() != 0.0 || v.abs() >= 1.8e19 * 2.0 {
+            return None;
+        }
+        let residual = match self {
+            Series::F64(t) => t.residual.get(i).copied().unwrap_or(0),
+            Series::F32(_) => 0,
+        };
+        Some(v as i128 + i128::from(residual))
+    }
+
     /// The value of sample `i` (NaN when absent), `None` past the end.
     pub fn value(&self, i: usize) -> Option<f64> {
         match self {
-            Series::F32(t) => t.values.get(i).map(|v| f64::from(*v)),
+            Series::F32(t) => t.values.get(i).map(|v| v.to_f64()),
             Series::F64(t) => t.values.get(i).copied(),
         }
     }
@@ -251,24 +420,48 @@ impl Series {
     pub fn push(&mut self, v: f64) {
         match self {
             Series::F32(t) => {
-                let narrow = v as f32;
-                if f64::from(narrow) == v || v.is_nan() {
-                    t.push(narrow);
+                if let Some(n) = narrow(v) {
+                    t.push(n);
                 } else {
-                    let mut wide: Vec<f64> = t.values.iter().map(|&x| f64::from(x)).collect();
+                    let mut wide: Vec<f64> = t.values.iter().map(|&x| x.to_f64()).collect();
                     wide.push(v);
                     *self = Series::F64(Typed::new(wide));
                 }
             }
-            Series::F64(t) => t.push(v),
+            Series::F64(t) => {
+                t.push(v);
+                if !t.residual.is_empty() {
+                    t.residual.push(0);
+                }
+            }
+        }
+    }
+
+    /// Appends `v` whose exact integer is `v + residual` ([`split_exact`]).
+    pub fn push_exact(&mut self, v: f64, residual: i16) {
+        if residual == 0 {
+            self.push(v);
+            return;
+        }
+        if let Series::F32(t) = self {
+            let wide: Vec<f64> = t.values.iter().map(|&x| x.to_f64()).collect();
+            *self = Series::F64(Typed::new(wide));
+        }
+        if let Series::F64(t) = self {
+            t.residual.resize(t.values.len(), 0);
+            t.push(v);
+            t.residual.push(residual);
         }
     }
 
     /// Appends every value of `values`, as [`Series::push`] would one by one.
     pub fn extend(&mut self, values: &SeriesBuilder) {
         match values {
-            SeriesBuilder::F32(v) => v.iter().for_each(|&x| self.push(f64::from(x))),
+            SeriesBuilder::F32(v) => v.iter().for_each(|&x| self.push(x.to_f64())),
             SeriesBuilder::F64(v) => v.iter().for_each(|&x| self.push(x)),
+            SeriesBuilder::Exact(v, r) => {
+                v.iter().zip(r).for_each(|(&x, &r)| self.push_exact(x, r))
+            }
         }
     }
 
@@ -276,15 +469,24 @@ impl Series {
     pub fn tail(&self, from: usize) -> Series {
         match self {
             Series::F32(t) => Series::F32(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
-            Series::F64(t) => Series::F64(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
+            Series::F64(t) => {
+                let mut tail = Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec());
+                tail.residual = t.residual.get(from..).unwrap_or(&[]).to_vec();
+                Series::F64(tail)
+            }
         }
     }
 
-    /// Min and max over samples `lo..hi` (absent ones skipped).
+    /// Finite min and max over samples `lo..hi` (absent and non-finite ones skipped).
     pub fn min_max(&self, lo: usize, hi: usize) -> Option<(f64, f64)> {
+        self.summary(lo, hi).min_max
+    }
+
+    /// What samples `lo..hi` hold: finite min and max, and which non-finite values.
+    pub fn summary(&self, lo: usize, hi: usize) -> Summary {
         match self {
-            Series::F32(t) => t.min_max(lo, hi),
-            Series::F64(t) => t.min_max(lo, hi),
+            Series::F32(t) => t.summary(lo, hi),
+            Series::F64(t) => t.summary(lo, hi),
         }
     }
 
@@ -321,6 +523,8 @@ pub enum SeriesBuilder {
     F32(Vec<f32>),
     /// Switched to `f64`.
     F64(Vec<f64>),
+    /// `f64` with the residuals of 64-bit integers it rounds (see [`split_exact`]).
+    Exact(Vec<f64>, Vec<i16>),
 }
 
 impl Default for SeriesBuilder {
@@ -346,7 +550,7 @@ impl SeriesBuilder {
     pub fn len(&self) -> usize {
         match self {
             SeriesBuilder::F32(v) => v.len(),
-            SeriesBuilder::F64(v) => v.len(),
+            SeriesBuilder::F64(v) | SeriesBuilder::Exact(v, _) => v.len(),
         }
     }
 
@@ -360,6 +564,10 @@ impl SeriesBuilder {
         match self {
             SeriesBuilder::F32(v) => drop(v.drain(..n.min(v.len()))),
             SeriesBuilder::F64(v) => drop(v.drain(..n.min(v.len()))),
+            SeriesBuilder::Exact(v, r) => {
+                drop(v.drain(..n.min(v.len())));
+                drop(r.drain(..n.min(r.len())));
+            }
         }
     }
 
@@ -368,18 +576,49 @@ impl SeriesBuilder {
     pub fn push(&mut self, v: f64) {
         match self {
             SeriesBuilder::F32(values) => {
-                let narrow = v as f32;
-                if f64::from(narrow) == v || v.is_nan() {
-                    values.push(narrow);
+                if let Some(n) = narrow(v) {
+                    values.push(n);
                 } else {
                     let mut wide: Vec<f64> = Vec::with_capacity(values.capacity().max(16));
-                    wide.extend(values.iter().map(|&x| f64::from(x)));
+                    wide.extend(values.iter().map(|&x| x.to_f64()));
                     wide.push(v);
                     *self = SeriesBuilder::F64(wide);
                 }
             }
             SeriesBuilder::F64(values) => values.push(v),
+            SeriesBuilder::Exact(values, residual) => {
+                values.push(v);
+                residual.push(0);
+            }
         }
+    }
+
+    /// Appends an integer exactly: as [`SeriesBuilder::push`] when `f64` holds it, else
+    /// with its residual.
+    #[inline]
+    pub fn push_int(&mut self, exact: i128) {
+        let (v, r) = split_exact(exact);
+        if r == 0 {
+            self.push(v);
+            return;
+        }
+        let values = match std::mem::take(self) {
+            SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
+            SeriesBuilder::F64(values) => values,
+            SeriesBuilder::Exact(values, residual) => {
+                *self = SeriesBuilder::Exact(values, residual);
+                if let SeriesBuilder::Exact(values, residual) = self {
+                    values.push(v);
+                    residual.push(r);
+                }
+                return;
+            }
+        };
+        let mut residual = vec![0; values.len()];
+        residual.push(r);
+        let mut values = values;
+        values.push(v);
+        *self = SeriesBuilder::Exact(values, residual);
     }
 
     /// Joins pieces end to end, widening to `f64` if any piece is; a `None` piece stands for
@@ -395,13 +634,35 @@ impl SeriesBuilder {
         let total: usize = pieces.iter().map(|(_, n)| n).sum();
         if pieces
             .iter()
+            .any(|(p, _)| matches!(p, Some(SeriesBuilder::Exact(..))))
+        {
+            let mut out: Vec<f64> = Vec::with_capacity(total);
+            let mut residual: Vec<i16> = Vec::with_capacity(total);
+            for (piece, len) in pieces {
+                match piece {
+                    Some(SeriesBuilder::Exact(v, r)) => {
+                        out.extend_from_slice(&v);
+                        residual.extend_from_slice(&r);
+                    }
+                    Some(SeriesBuilder::F64(v)) => out.extend_from_slice(&v),
+                    Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| x.to_f64())),
+                    None => out.resize(out.len() + len, f64::NAN),
+                }
+                residual.resize(out.len(), 0);
+            }
+            return SeriesBuilder::Exact(out, residual);
+        }
+        if pieces
+            .iter()
             .any(|(p, _)| matches!(p, Some(SeriesBuilder::F64(_))))
         {
             let mut out: Vec<f64> = Vec::with_capacity(total);
             for (piece, len) in pieces {
                 match piece {
-                    Some(SeriesBuilder::F64(v)) => out.extend_from_slice(&v),
-                    Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| f64::from(x))),
+                    Some(SeriesBuilder::F64(v) | SeriesBuilder::Exact(v, _)) => {
+                        out.extend_from_slice(&v)
+                    }
+                    Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| x.to_f64())),
                     None => out.resize(out.len() + len, f64::NAN),
                 }
             }
@@ -411,7 +672,7 @@ impl SeriesBuilder {
             for (piece, len) in pieces {
                 match piece {
                     Some(SeriesBuilder::F32(v)) => out.extend_from_slice(&v),
-                    Some(SeriesBuilder::F64(_)) => {}
+                    Some(SeriesBuilder::F64(_) | SeriesBuilder::Exact(..)) => {}
                     None => out.resize(out.len() + len, f32::NAN),
                 }
             }
@@ -434,6 +695,16 @@ impl SeriesBuilder {
                     .map(|&i| v.get(i).copied().unwrap_or(f64::NAN))
                     .collect(),
             ),
+            SeriesBuilder::Exact(v, r) => SeriesBuilder::Exact(
+                order
+                    .iter()
+                    .map(|&i| v.get(i).copied().unwrap_or(f64::NAN))
+                    .collect(),
+                order
+                    .iter()
+                    .map(|&i| r.get(i).copied().unwrap_or(0))
+                    .collect(),
+            ),
         }
     }
 
@@ -447,6 +718,13 @@ impl SeriesBuilder {
             SeriesBuilder::F64(mut v) => {
                 v.shrink_to_fit();
                 Series::F64(Typed::new(v))
+            }
+            SeriesBuilder::Exact(mut v, mut r) => {
+                v.shrink_to_fit();
+                r.shrink_to_fit();
+                let mut t = Typed::new(v);
+                t.residual = r;
+                Series::F64(t)
             }
         }
     }
@@ -566,6 +844,49 @@ mod tests {
         assert!(matches!(narrow, Series::F32(_)));
         assert_eq!(narrow.len(), 3);
         assert_eq!(narrow.value(2), Some(2.0));
+    }
+
+    #[test]
+    fn infinities_and_nan_are_flagged_not_folded_and_nan_is_not_absent() {
+        let n = 3_000;
+        let values: Vec<f64> = (0..n)
+            .map(|i| match i % 211 {
+                5 => f64::INFINITY,
+                9 => f64::NEG_INFINITY,
+                13 => DATA_NAN,
+                17 => f64::NAN,
+                _ => ((i * 7919) % 1013) as f64 - 500.0,
+            })
+            .collect();
+        let mut b = SeriesBuilder::default();
+        values.iter().for_each(|&v| b.push(v));
+        let s = b.finish();
+        assert!(matches!(s, Series::F32(_)));
+        assert!(s.value(13).is_some_and(|v| v.is_nan() && !is_absent(v)));
+        assert!(s.value(17).is_some_and(is_absent));
+        let finite: Vec<f64> = values
+            .iter()
+            .map(|&v| if v.is_finite() { v } else { f64::NAN })
+            .collect();
+        for lo in (0..n).step_by(97) {
+            for hi in (lo..n).step_by(389) {
+                let flags = values
+                    .get(lo..hi)
+                    .unwrap_or(&[])
+                    .iter()
+                    .fold(0, |f, &v| f | flag_of(v));
+                let want = Summary {
+                    min_max: brute(&finite, lo, hi),
+                    flags,
+                };
+                assert_eq!(s.summary(lo, hi), want, "{lo}..{hi}");
+            }
+        }
+        // Grown one by one, the pyramid flags the same.
+        let mut grown = Series::F32(Typed::default());
+        values.iter().for_each(|&v| grown.push(v));
+        assert_eq!(grown.summary(0, n), s.summary(0, n));
+        assert_eq!(grown.summary(0, n).flags, POS_INF | NEG_INF | NAN);
     }
 
     #[test]

@@ -119,7 +119,7 @@ pub fn find_gaps(times_ns: &[u64]) -> (Vec<Gap>, u64) {
 }
 
 /// The silence beyond which `times_ns` has a gap; `None` for too few messages to judge.
-fn gap_threshold(times_ns: &[u64]) -> Option<u64> {
+pub fn gap_threshold(times_ns: &[u64]) -> Option<u64> {
     if times_ns.len() < GAP_MIN_MESSAGES {
         return None;
     }

@@ -1,15 +1,21 @@
 //! The stack of plots: a shared, linked time axis; each signal drawn as a min/max envelope of
 //! the visible window, taken from its pyramid, and handed to egui_plot borrowed.
 
-use egui::{Id, RichText, Sense};
-use egui_plot::{Line, Plot, PlotPoint, PlotPoints, VLine};
+use std::collections::HashMap;
 
-use crate::data::envelope::{Point, envelope};
+use decode::LeafKind;
+use egui::{Id, RichText, Sense};
+use egui_plot::{AxisHints, GridMark, Line, Plot, PlotPoint, PlotPoints, Points, VLine};
+
+use crate::data::envelope::{Draw, Point, Trace, Window, trace};
 use crate::data::layout::{Layout, SignalRef};
+use crate::data::series;
+use crate::data::topic_data::gap_threshold;
 use crate::recording::{Recording, TopicState};
 use crate::ui::action::Action;
-use crate::ui::format::format_value;
+use crate::ui::format::{elide, format_sample, format_utc};
 use crate::ui::theme;
+use crate::ui::time_axis::{Clock, Labels, TICK_FONT, ticks};
 
 impl Point for PlotPoint {
     #[inline]
@@ -27,11 +33,21 @@ pub struct PlotView {
     pub pending_x_range_s: Option<(f64, f64)>,
     /// Plot area width in pixels, from the last frame.
     pub width_px: usize,
-    /// Decimated points per plot per signal, and what they were computed for.
-    cache: Vec<Vec<Vec<PlotPoint>>>,
+    /// How each signal is drawn, where the user chose (else by its kind, [`default_draw`]).
+    pub draw: HashMap<SignalRef, Draw>,
+    /// Each topic's gap threshold, and the length of its time column it was computed for.
+    gaps: HashMap<usize, (GapKey, Option<u64>)>,
+    /// What each plot's signals draw, and what it was computed for.
+    cache: Vec<Vec<Trace<PlotPoint>>>,
     cache_key: Option<(u64, u64, usize, usize, u64)>,
     /// Points handed to egui_plot in the last frame (for benchmarks and tests).
     pub points_last_frame: usize,
+    /// What the time axis counts.
+    pub clock: Clock,
+    /// Each plot's frame (the area inside its axes) in the last frame: one x mapping for all.
+    pub frames: Vec<egui::Rect>,
+    /// The user zoomed or panned time with the wheel in the last frame.
+    pub user_moved: bool,
 }
 
 impl PlotView {
@@ -60,7 +76,7 @@ impl PlotView {
             x0.to_bits(),
             x1.to_bits(),
             self.width_px.max(1) * 1000 + loaded,
-            layout_hash,
+            layout_hash.wrapping_add(self.draw_hash(layout)),
             recording.generation(),
         );
         if self.cache_key == Some(key) && self.cache.len() == layout.plots.len() {
@@ -68,29 +84,80 @@ impl PlotView {
         }
         self.cache_key = Some(key);
         self.cache.resize_with(layout.plots.len(), Vec::new);
+        let Some(window) = Window::new(t0, (x0, x1), self.width_px.max(1)) else {
+            self.cache.iter_mut().flatten().for_each(Trace::clear);
+            return;
+        };
         for (plot, lines) in layout.plots.iter().zip(self.cache.iter_mut()) {
-            lines.resize_with(plot.signals.len(), Vec::new);
+            lines.resize_with(plot.signals.len(), Trace::default);
             for (signal, out) in plot.signals.iter().zip(lines.iter_mut()) {
                 out.clear();
-                let Some(data) = recording
+                let Some((topic, data)) = recording
                     .topic_index(&signal.topic)
-                    .and_then(|i| recording.data(i))
+                    .and_then(|i| Some((i, recording.data(i)?)))
                 else {
                     continue;
                 };
                 let Some(field) = data.field(&signal.path) else {
                     continue;
                 };
-                envelope(
+                let draw = self
+                    .draw
+                    .get(signal)
+                    .copied()
+                    .unwrap_or_else(|| default_draw(field.kind));
+                trace(
                     &data.times_ns,
                     &data.time_levels,
                     &field.series,
-                    t0,
-                    (x0, x1),
-                    self.width_px.max(1),
+                    gap_of(&mut self.gaps, topic, &data.times_ns),
+                    &window,
+                    draw,
                     out,
                 );
             }
+        }
+    }
+
+    /// A hash of the chosen draw modes of `layout`'s signals (they change what is drawn).
+    fn draw_hash(&self, layout: &Layout) -> usize {
+        layout
+            .signals()
+            .enumerate()
+            .filter(|(_, s)| self.draw.get(s) == Some(&Draw::Step))
+            .fold(17, |h, (i, _)| h.wrapping_mul(31).wrapping_add(i + 1))
+    }
+}
+
+/// The gap threshold of topic `topic` (the Health panel's rule), computed once per time
+/// column (known by its length and ends): it samples up to 4,096 intervals, which at a
+/// hundred million messages are that many cache misses, too many to pay every frame.
+fn gap_of(
+    cache: &mut HashMap<usize, (GapKey, Option<u64>)>,
+    topic: usize,
+    times: &[u64],
+) -> Option<u64> {
+    let key = (times.len(), times.first().copied(), times.last().copied());
+    match cache.get(&topic) {
+        Some(&(k, gap)) if k == key => gap,
+        _ => {
+            let gap = gap_threshold(times);
+            cache.insert(topic, (key, gap));
+            gap
+        }
+    }
+}
+
+/// What a cached gap threshold was computed for: a time column's length, first and last.
+type GapKey = (usize, Option<u64>, Option<u64>);
+
+/// How a leaf is drawn unless the user chose: floats joined by lines; booleans, enums and
+/// integers held until the next sample.
+pub fn default_draw(kind: LeafKind) -> Draw {
+    match kind {
+        LeafKind::Float | LeafKind::TimeNs | LeafKind::DurationNs => Draw::Linear,
+        LeafKind::Bool | LeafKind::Int | LeafKind::UInt | LeafKind::Enum | LeafKind::Which => {
+            Draw::Step
         }
     }
 }
@@ -100,6 +167,15 @@ pub fn value_at(recording: &Recording, signal: &SignalRef, t_ns: u64) -> Option<
     let data = recording.data(recording.topic_index(&signal.topic)?)?;
     let i = data.index_at(t_ns)?;
     data.field(&signal.path)?.series.value(i)
+}
+
+/// The value of `signal` at the playhead as the legend writes it: 64-bit integers exact,
+/// floats in their shortest round-trip digits; `None` before its first sample.
+pub fn value_text_at(recording: &Recording, signal: &SignalRef, t_ns: u64) -> Option<String> {
+    let data = recording.data(recording.topic_index(&signal.topic)?)?;
+    let i = data.index_at(t_ns)?;
+    let field = data.field(&signal.path)?;
+    format_sample(&field.series, field.kind, i)
 }
 
 /// What the user did in the plot stack.
@@ -134,6 +210,45 @@ impl PlotActions {
     }
 }
 
+/// Width of every plot's y axis, points: one width, so all plots share one x mapping.
+pub const Y_AXIS_PX: f32 = 64.0;
+
+/// How the pointer moves the plots, as the help on the plots says it.
+pub const CONTROLS: &str = "Wheel: zoom time around the pointer (Y follows what is visible)\n\
+Shift + wheel: pan time\n\
+Ctrl + wheel: zoom Y (Y autoscale off until a double-click)\n\
+Drag: pan time · Double-click: reset · Click: move the playhead\n\
+Right-click a legend entry: draw as lines or steps";
+
+/// A y tick label of at most eight characters, so every plot's y axis has the same width.
+pub fn y_tick_text(v: f64, step: f64) -> String {
+    if v.abs() < step.abs() / 2.0 || v == 0.0 {
+        return "0".to_owned();
+    }
+    let a = v.abs();
+    if (1e-3..1e6).contains(&a) {
+        let d = ((-step.abs().log10()).ceil().max(0.0) as usize).min(6);
+        let text = format!("{v:.d$}");
+        if text.chars().count() <= 8 {
+            return text;
+        }
+    }
+    format!("{v:.1e}")
+}
+
+/// The largest 1, 2 or 5 times a power of ten at most `max_step` (a y grid step).
+pub fn step_125(max_step: f64) -> f64 {
+    if !(max_step.is_finite() && max_step > 0.0) {
+        return 1.0;
+    }
+    let decade = 10f64.powf(max_step.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|m| m * decade)
+        .find(|&s| s <= max_step)
+        .unwrap_or(decade)
+}
+
 /// The stack of plots with their legends.
 pub fn plot_stack_ui(
     ui: &mut egui::Ui,
@@ -144,14 +259,37 @@ pub fn plot_stack_ui(
     focused: Option<usize>,
 ) -> PlotActions {
     let mut actions = PlotActions::default();
+    // The panel's width, taken before anything is laid out: a row wider than the panel
+    // widens the panel's layout region, and the plots must not follow it.
+    let width = ui.available_width();
     let t0 = recording.t0_ns();
-    let playhead_s = (playhead_ns as f64 - t0 as f64) / 1e9;
+    let playhead_s = (i128::from(playhead_ns) - i128::from(t0)) as f64 / 1e9;
     view.update_points(recording, layout);
     let count = layout.plots.len();
     if count == 0 {
         ui.add_space(20.0);
         ui.vertical_centered(|ui| {
             ui.label("Click a field in the topic tree, or drag it here, to plot it.");
+        });
+    } else {
+        ui.horizontal_wrapped(|ui| {
+            ui.set_max_width(width);
+            ui.label("Time axis:");
+            ui.selectable_value(&mut view.clock, Clock::Relative, Clock::Relative.name());
+            ui.selectable_value(&mut view.clock, Clock::Utc, Clock::Utc.name());
+            match Clock::local() {
+                Some(local) => {
+                    ui.selectable_value(&mut view.clock, local, local.name());
+                }
+                None => {
+                    ui.add_enabled(false, egui::Button::new("local time"))
+                        .on_disabled_hover_text(
+                            "This machine's UTC offset cannot be read safely here; UTC is exact.",
+                        );
+                }
+            }
+            ui.label(RichText::new("Controls (?)").weak())
+                .on_hover_text(CONTROLS);
         });
     }
     let drop_zone_h = 28.0;
@@ -167,11 +305,25 @@ pub fn plot_stack_ui(
     let mut new_range: Option<(f64, f64)> = None;
     let mut new_width: Option<usize> = None;
     let mut points_total = 0usize;
+    let mut zoomed = false;
+    view.frames.clear();
+    let clock = view.clock;
+    let axis_width = view.width_px.max(1) as f64;
     for (pi, plot) in layout.plots.iter().enumerate() {
         let lines = view.cache.get(pi);
-        ui.horizontal(|ui| {
+        // The legend wraps, and each entry is cut to the panel, so it never widens the plot.
+        ui.horizontal_wrapped(|ui| {
+            ui.set_max_width(width);
             let marker = if focused == Some(pi) { ">" } else { " " };
             ui.label(RichText::new(format!("{marker} Plot {}", pi + 1)).strong());
+            if ui
+                .small_button("Remove plot")
+                .on_hover_text("Remove this plot and its signals")
+                .clicked()
+            {
+                actions.remove_plot = Some(pi);
+            }
+            let max_chars = ((width - 60.0) / 7.5).max(12.0) as usize;
             for (si, signal) in plot.signals.iter().enumerate() {
                 let color = theme::signal_color(si);
                 let text = match recording
@@ -183,18 +335,46 @@ pub fn plot_stack_ui(
                     Some(Some(TopicState::Failed(_))) => {
                         format!("{} (decode failed)", signal.label())
                     }
-                    Some(Some(TopicState::Loaded(_))) => {
-                        let v = value_at(recording, signal, playhead_ns);
-                        format!(
-                            "{} = {}",
-                            signal.label(),
-                            v.map_or_else(|| "n/a".to_owned(), format_value)
-                        )
-                    }
+                    Some(Some(TopicState::Loaded(_))) => format!(
+                        "{} = {}",
+                        signal.label(),
+                        value_text_at(recording, signal, playhead_ns)
+                            .unwrap_or_else(|| "n/a".to_owned())
+                    ),
                 };
                 let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), Sense::hover());
                 ui.painter().rect_filled(swatch, 2.0, color);
-                ui.label(text);
+                let shown = elide(&text, max_chars);
+                let label = ui.add(egui::Label::new(shown.clone()).sense(Sense::click()));
+                let label = if shown == text {
+                    label
+                } else {
+                    label.on_hover_text(&text)
+                };
+                label.context_menu(|ui| {
+                    let kind = recording
+                        .topic_index(&signal.topic)
+                        .and_then(|i| recording.data(i))
+                        .and_then(|d| d.field(&signal.path))
+                        .map(|f| f.kind);
+                    let current = view
+                        .draw
+                        .get(signal)
+                        .copied()
+                        .or(kind.map(default_draw))
+                        .unwrap_or_default();
+                    let mut chosen = current;
+                    ui.radio_value(&mut chosen, Draw::Linear, "Lines (linear between samples)");
+                    ui.radio_value(
+                        &mut chosen,
+                        Draw::Step,
+                        "Steps (hold until the next sample)",
+                    );
+                    if chosen != current {
+                        view.draw.insert(signal.clone(), chosen);
+                        ui.close();
+                    }
+                });
                 if ui
                     .small_button("x")
                     .on_hover_text(format!("Remove {}", signal.label()))
@@ -203,58 +383,125 @@ pub fn plot_stack_ui(
                     actions.remove_signal = Some((pi, si));
                 }
             }
-            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                if ui
-                    .small_button("Remove plot")
-                    .on_hover_text("Remove this plot and its signals")
-                    .clicked()
-                {
-                    actions.remove_plot = Some(pi);
-                }
-            });
         });
+        let x_axis = AxisHints::new_x()
+            .formatter(move |mark, range| {
+                let (x0, x1) = (*range.start(), *range.end());
+                let (step, marks) = ticks(x0, x1, axis_width);
+                Labels::new(clock, t0, step, &marks, x1 - x0, axis_width).label(mark.value)
+            })
+            .label_spacing(20.0..=24.0)
+            .tick_label_font(egui::FontId::proportional(TICK_FONT));
+        let y_axis = AxisHints::new_y()
+            .formatter(|mark, _| y_tick_text(mark.value, mark.step_size))
+            .min_thickness(Y_AXIS_PX)
+            .tick_label_font(egui::FontId::proportional(TICK_FONT));
         let response = Plot::new(("scope-plot", pi))
+            .width(width)
             .height(plot_h)
             .link_axis(group, [true, false])
             .link_cursor(group, [true, false])
             .allow_double_click_reset(true)
+            .allow_scroll(false)
+            .allow_zoom(false)
+            .allow_boxed_zoom(false)
+            .allow_drag([true, false])
+            .show_x(false)
+            .show_y(false)
             .auto_bounds([false, true])
             .default_x_bounds(
                 view.x_range_s.map_or(0.0, |r| r.0),
                 view.x_range_s
                     .map_or((recording.t1_ns().saturating_sub(t0)) as f64 / 1e9, |r| r.1),
             )
-            .x_axis_formatter(|mark, _| format!("{:.1} s", mark.value))
+            .y_grid_spacer(|input| {
+                let (lo, hi) = input.bounds;
+                let step = step_125((hi - lo) / 4.0);
+                let first = (lo / step).ceil();
+                let count = ((hi / step).floor() - first + 1.0).clamp(0.0, 64.0) as usize;
+                (0..count)
+                    .map(|k| GridMark {
+                        value: (first + k as f64) * step,
+                        step_size: step,
+                    })
+                    .collect()
+            })
+            .custom_x_axes(vec![x_axis])
+            .custom_y_axes(vec![y_axis])
+            .x_grid_spacer(move |input| {
+                let (step, marks) = ticks(input.bounds.0, input.bounds.1, axis_width);
+                marks
+                    .into_iter()
+                    .map(|value| GridMark {
+                        value,
+                        step_size: step,
+                    })
+                    .collect()
+            })
             .show(ui, |plot_ui| {
                 if let Some((a, b)) = pending {
                     plot_ui.set_plot_bounds_x(a..=b);
                     plot_ui.set_auto_bounds([false, true]);
                 }
+                zoomed |= wheel(plot_ui);
                 for (si, signal) in plot.signals.iter().enumerate() {
-                    let Some(points) = lines.and_then(|l| l.get(si)) else {
+                    let Some(traced) = lines.and_then(|l| l.get(si)) else {
                         continue;
                     };
-                    points_total += points.len();
+                    points_total += traced.len();
                     let color = theme::signal_color(si);
-                    plot_ui.line(
-                        Line::new(signal.label(), PlotPoints::Borrowed(points.as_slice()))
-                            .color(color)
-                            .width(1.5),
-                    );
+                    let label = signal.label();
+                    for (ri, run) in traced.lines().enumerate() {
+                        plot_ui.line(
+                            Line::new(label.clone(), PlotPoints::Borrowed(run))
+                                .id(("scope-run", pi, si, ri))
+                                .color(color)
+                                .width(1.5)
+                                // egui_plot's band mode fills between pixel columns' extents,
+                                // interpolating across columns with no sample: the wedges of
+                                // issue 20. The trace already holds at most a few vertices a
+                                // column, so the plain polyline costs little.
+                                .allow_band(false)
+                                .allow_hover(false),
+                        );
+                    }
+                    if !traced.dots.is_empty() {
+                        plot_ui.points(
+                            Points::new(label, PlotPoints::Borrowed(traced.dots.as_slice()))
+                                .id(("scope-dots", pi, si))
+                                .color(color)
+                                .radius(2.5)
+                                .allow_hover(false),
+                        );
+                    }
                 }
                 plot_ui.vline(
                     VLine::new("playhead", playhead_s)
                         .color(theme::PLAYHEAD)
-                        .width(1.5),
+                        .width(1.5)
+                        .allow_hover(false),
                 );
             });
+        if let Some(traces) = lines {
+            marks_ui(ui, &response.transform, traces);
+        }
+        base_ui(ui, &response.transform, clock, t0, axis_width);
         let bounds = response.transform.bounds();
         let frame = response.transform.frame();
+        view.frames.push(*frame);
         if pi == 0 {
             new_range = Some((bounds.min()[0], bounds.max()[0]));
             new_width = Some(frame.width().max(1.0) as usize);
         }
         let r = &response.response;
+        if r.hovered()
+            && let Some(pos) = r.hover_pos()
+        {
+            let x = response.transform.value_from_position(pos).x;
+            let px_s = 1.0 / response.transform.dpos_dvalue_x().abs().max(1e-300);
+            let text = hover_text(recording, plot, lines, x, px_s, clock);
+            r.clone().on_hover_text_at_pointer(text);
+        }
         if r.clicked()
             && let Some(pos) = r.interact_pointer_pos()
         {
@@ -267,11 +514,9 @@ pub fn plot_stack_ui(
         }
         ui.add_space(4.0);
     }
+    view.user_moved = zoomed;
     // A drop zone for a new plot.
-    let (rect, resp) = ui.allocate_exact_size(
-        egui::vec2(ui.available_width(), drop_zone_h),
-        Sense::hover(),
-    );
+    let (rect, resp) = ui.allocate_exact_size(egui::vec2(width, drop_zone_h), Sense::hover());
     let hovering = resp.dnd_hover_payload::<SignalRef>().is_some();
     let stroke_color = if hovering {
         ui.visuals().selection.stroke.color
@@ -307,4 +552,184 @@ pub fn plot_stack_ui(
         }
     }
     actions
+}
+
+/// The mouse wheel over a plot, as PlotJuggler has it: zooms time around the pointer with Y
+/// autoscaled to what is visible; with Shift it pans time; with Ctrl (or a pinch) it zooms
+/// Y. Returns whether the time window moved.
+fn wheel(plot_ui: &mut egui_plot::PlotUi<'_>) -> bool {
+    if !plot_ui.response().hovered() {
+        return false;
+    }
+    let (scroll, zoom, shift) = plot_ui
+        .ctx()
+        .input(|i| (i.smooth_scroll_delta, i.zoom_delta(), i.modifiers.shift));
+    if zoom != 1.0 {
+        plot_ui.zoom_bounds_around_hovered(egui::vec2(1.0, zoom));
+        plot_ui.set_auto_bounds([false, false]);
+        return false;
+    }
+    let delta = scroll.x + scroll.y;
+    if delta == 0.0 {
+        return false;
+    }
+    if shift {
+        // Content follows the wheel, as a drag would move it: the window moves the other way.
+        let per_point = plot_ui.transform().dvalue_dpos()[0];
+        plot_ui.translate_bounds(egui::vec2((-f64::from(delta) * per_point) as f32, 0.0));
+    } else {
+        plot_ui.zoom_bounds_around_hovered(egui::vec2((delta * 0.004).exp(), 1.0));
+    }
+    plot_ui.set_auto_bounds([false, true]);
+    true
+}
+
+/// The base the x tick labels count from, when they are offsets, at the axis' left end.
+fn base_ui(
+    ui: &egui::Ui,
+    transform: &egui_plot::PlotTransform,
+    clock: Clock,
+    t0_ns: u64,
+    width: f64,
+) {
+    let bounds = transform.bounds();
+    let (x0, x1) = (bounds.min()[0], bounds.max()[0]);
+    let (step, marks) = ticks(x0, x1, width);
+    if let Some(base) = Labels::new(clock, t0_ns, step, &marks, x1 - x0, width).base_text() {
+        let frame = transform.frame();
+        ui.painter().text(
+            frame.left_bottom() + egui::vec2(2.0, -2.0),
+            egui::Align2::LEFT_BOTTOM,
+            base,
+            egui::FontId::proportional(TICK_FONT),
+            ui.visuals().weak_text_color(),
+        );
+    }
+}
+
+/// Time as the hover shows it: to the nanosecond.
+fn hover_time(t_ns: u64, t0_ns: u64, clock: Clock) -> String {
+    let s = (i128::from(t_ns) - i128::from(t0_ns)) as f64 / 1e9;
+    match clock {
+        Clock::Relative => format!("{s:.9} s"),
+        Clock::Utc | Clock::Local(_) => format!("{} ({s:.9} s)", format_utc(t_ns)),
+    }
+}
+
+/// What the hover over a plot says: the time under the pointer, and per signal the sample
+/// nearest to it (time and value) and any non-finite sample within a few pixels.
+fn hover_text(
+    recording: &Recording,
+    plot: &crate::data::layout::PlotSpec,
+    traces: Option<&Vec<Trace<PlotPoint>>>,
+    x: f64,
+    px_s: f64,
+    clock: Clock,
+) -> String {
+    let t0 = recording.t0_ns();
+    let t_ns = (t0 as f64 + x * 1e9).max(0.0) as u64;
+    let mut text = format!("t = {}", hover_time(t_ns, t0, clock));
+    for (si, signal) in plot.signals.iter().enumerate() {
+        let Some(data) = recording
+            .topic_index(&signal.topic)
+            .and_then(|i| recording.data(i))
+        else {
+            continue;
+        };
+        let Some(field) = data.field(&signal.path) else {
+            continue;
+        };
+        let k = data.times_ns.partition_point(|&t| t < t_ns);
+        let nearest = [k.checked_sub(1), Some(k)]
+            .into_iter()
+            .flatten()
+            .filter_map(|i| Some((i, *data.times_ns.get(i)?)))
+            .min_by_key(|&(_, t)| t.abs_diff(t_ns));
+        if let Some((i, t)) = nearest
+            && let Some(value) = format_sample(&field.series, field.kind, i)
+        {
+            text.push_str(&format!(
+                "\n{}: {value} at {}",
+                signal.label(),
+                hover_time(t, t0, clock)
+            ));
+        }
+        let near_marks = traces
+            .and_then(|t| t.get(si))
+            .into_iter()
+            .flat_map(|t| t.marks.iter())
+            .filter(|m| (m.x - x).abs() <= 6.0 * px_s);
+        for m in near_marks {
+            text.push_str(&format!(
+                "\n{}: {} at {} (not drawn: off the scale)",
+                signal.label(),
+                mark_text(m.flags),
+                hover_time(m.t_ns.0, t0, clock)
+            ));
+        }
+    }
+    text
+}
+
+/// Non-finite samples, as marks on the plot's edge (they have no place on its scale): `+inf`
+/// a triangle on the top edge, `-inf` one on the bottom edge, NaN a ring on the bottom edge.
+fn marks_ui(ui: &egui::Ui, transform: &egui_plot::PlotTransform, traces: &[Trace<PlotPoint>]) {
+    let frame = *transform.frame();
+    let painter = ui.painter_at(frame);
+    for (si, traced) in traces.iter().enumerate() {
+        let color = theme::signal_color(si);
+        for mark in &traced.marks {
+            let x = transform.position_from_point_x(mark.x);
+            if x < frame.left() || x > frame.right() {
+                continue;
+            }
+            let s = 5.0;
+            if mark.flags & series::POS_INF != 0 {
+                let top = frame.top() + 1.0;
+                painter.add(egui::Shape::convex_polygon(
+                    vec![
+                        egui::pos2(x, top),
+                        egui::pos2(x + s, top + s * 1.6),
+                        egui::pos2(x - s, top + s * 1.6),
+                    ],
+                    color,
+                    egui::Stroke::NONE,
+                ));
+            }
+            if mark.flags & series::NEG_INF != 0 {
+                let bottom = frame.bottom() - 1.0;
+                painter.add(egui::Shape::convex_polygon(
+                    vec![
+                        egui::pos2(x, bottom),
+                        egui::pos2(x - s, bottom - s * 1.6),
+                        egui::pos2(x + s, bottom - s * 1.6),
+                    ],
+                    color,
+                    egui::Stroke::NONE,
+                ));
+            }
+            if mark.flags & series::NAN != 0 {
+                painter.circle_stroke(
+                    egui::pos2(x, frame.bottom() - s - 12.0),
+                    s * 0.8,
+                    egui::Stroke::new(1.5, color),
+                );
+            }
+        }
+    }
+}
+
+/// What a mark stands for, as its hover text says it.
+pub fn mark_text(flags: u8) -> String {
+    let mut what = Vec::new();
+    if flags & series::POS_INF != 0 {
+        what.push("+inf");
+    }
+    if flags & series::NEG_INF != 0 {
+        what.push("-inf");
+    }
+    if flags & series::NAN != 0 {
+        what.push("NaN");
+    }
+    what.join(", ")
 }

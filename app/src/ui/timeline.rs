@@ -58,10 +58,20 @@ pub fn timeline_ui(
         {
             step = Some(Step::Back);
         }
-        let play_label = if playback.playing { "Pause" } else { "Play" };
+        // A live capture plays by itself: the plots follow the newest data (the status bar's
+        // Follow), so Play would do nothing there.
+        let live = recording.capture().is_some();
+        let play_label = if playback.playing && !live {
+            "Pause"
+        } else {
+            "Play"
+        };
         if ui
-            .button(play_label)
+            .add_enabled(!live, egui::Button::new(play_label))
             .on_hover_text("Play or pause (space)")
+            .on_disabled_hover_text(
+                "Live capture: the plots follow the newest data; pause or resume that with Follow in the status bar.",
+            )
             .clicked()
         {
             playback.playing = !playback.playing;

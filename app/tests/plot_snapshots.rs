@@ -1,0 +1,386 @@
+//! Image snapshots of the plots on the cases of issue 20 ("plots that never lie"): a sparse
+//! spike, a silence, infinities and NaN, huge and tiny values, a u64 past 2^53, a long legend
+//! in an 800 x 600 window, a sub-second and a three-hour axis; and the checks behind them
+//! (values in the legend, one x mapping for all plots, plots inside their panel).
+//!
+//! Rendered as `tests/snapshots.rs` renders (egui_kittest through wgpu on a software
+//! rasterizer). Regenerate with `UPDATE_SNAPSHOTS=1 cargo test -p scope --test
+//! plot_snapshots` and look at the images before committing them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bag::{BagWriter, ChannelSpec, SchemaSpec, WriteOptions};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use scope::Scope;
+use scope::data::layout::{Layout, PlotSpec, SignalRef};
+use scope::data::source::RecordingSource;
+use scope::recording::Recording;
+use scope::ui::plots::{PlotView, plot_stack_ui};
+use scope::ui::side_panel::RightPanel;
+use scope::ui::time_axis::Clock;
+
+/// 2026-06-01T08:00:00Z: fixed, so wall-clock labels are too.
+const T0: u64 = 1_780_300_800_000_000_000;
+
+/// A value of one message: ROS 2 `float64` or `uint64`.
+#[derive(Clone, Copy)]
+enum V {
+    F(f64),
+    U(u64),
+}
+
+/// A bag with one topic per entry of `topics` (name, samples as (ns after [`T0`], value)),
+/// each message a ROS 2 CDR message of one field, `value`.
+fn bag(dir: &Path, topics: &[(&str, Vec<(u64, V)>)]) -> PathBuf {
+    let path = dir.join("case");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let mut channels = Vec::new();
+    for (topic, samples) in topics {
+        let (name, field) = match samples.first() {
+            Some((_, V::U(_))) => ("redline_test/msg/Count", "uint64 value\n"),
+            _ => ("redline_test/msg/Float", "float64 value\n"),
+        };
+        channels.push(w.add_channel(ChannelSpec {
+            topic: (*topic).to_owned(),
+            message_encoding: "cdr".into(),
+            schema: Some(SchemaSpec {
+                name: name.into(),
+                encoding: "ros2msg".into(),
+                data: field.as_bytes().to_vec(),
+            }),
+            metadata: Default::default(),
+        }));
+    }
+    let mut all: Vec<(u64, usize, V)> = topics
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, s))| s.iter().map(move |&(t, v)| (t, k, v)))
+        .collect();
+    all.sort_by_key(|&(t, k, _)| (t, k));
+    for (t, k, v) in all {
+        // CDR little endian: the encapsulation header, then the field.
+        let mut bytes = vec![0u8, 1, 0, 0];
+        match v {
+            V::F(x) => bytes.extend_from_slice(&x.to_le_bytes()),
+            V::U(x) => bytes.extend_from_slice(&x.to_le_bytes()),
+        }
+        w.write(channels[k], T0 + t, Some(T0 + t), &bytes)
+            .expect("write");
+    }
+    w.close().expect("close");
+    path
+}
+
+fn loaded(path: &Path) -> Recording {
+    let source = RecordingSource::open(path).expect("open");
+    let mut recording = Recording::start(Arc::new(source), Arc::new(|| {}));
+    let start = Instant::now();
+    while !recording.loaded() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "loading timed out"
+        );
+        recording.poll(Duration::from_millis(20));
+    }
+    recording.load_time = None;
+    recording
+}
+
+fn signal(topic: &str) -> SignalRef {
+    SignalRef {
+        topic: topic.into(),
+        path: "value".into(),
+    }
+}
+
+/// What a plot-stack snapshot needs.
+struct Stack {
+    recording: Recording,
+    layout: Layout,
+    view: PlotView,
+    playhead_ns: u64,
+}
+
+/// Renders the plot stack of `topics` (one plot per inner list) at `size`, snapshots it as
+/// `name`, and returns the state for checks.
+fn stack_snapshot(
+    name: &str,
+    size: egui::Vec2,
+    dir: &Path,
+    topics: &[(&str, Vec<(u64, V)>)],
+    plots: &[&[&str]],
+    playhead_ns: u64,
+    clock: Clock,
+) -> Harness<'static, Stack> {
+    let recording = loaded(&bag(dir, topics));
+    let layout = Layout {
+        plots: plots
+            .iter()
+            .map(|p| PlotSpec {
+                signals: p.iter().map(|t| signal(t)).collect(),
+            })
+            .collect(),
+    };
+    let mut view = PlotView::default();
+    view.clock = clock;
+    let mut harness = Harness::builder().with_size(size).wgpu().build_ui_state(
+        |ui, s: &mut Stack| {
+            egui::CentralPanel::default().show(ui, |ui| {
+                plot_stack_ui(
+                    ui,
+                    &s.recording,
+                    &s.layout,
+                    &mut s.view,
+                    s.playhead_ns,
+                    None,
+                );
+            });
+        },
+        Stack {
+            recording,
+            layout,
+            view,
+            playhead_ns,
+        },
+    );
+    harness.run_steps(4);
+    harness.snapshot(name);
+    harness
+}
+
+fn ms(x: u64) -> u64 {
+    x * 1_000_000
+}
+
+#[test]
+fn a_sparse_spike_is_three_points_and_a_flat_line_not_a_triangle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spike = vec![
+        (0, V::F(0.0)),
+        (ms(1), V::F(10.0)),
+        (ms(2), V::F(0.0)),
+        (ms(10_000), V::F(0.0)),
+    ];
+    stack_snapshot(
+        "plot_sparse_spike",
+        egui::vec2(700.0, 300.0),
+        dir.path(),
+        &[("spike", spike)],
+        &[&["spike"]],
+        T0 + ms(5_000),
+        Clock::Relative,
+    );
+}
+
+#[test]
+fn a_silence_breaks_the_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sine: Vec<(u64, V)> = (0..700u64)
+        .filter(|i| !(200..500).contains(i))
+        .map(|i| (ms(i * 10), V::F((i as f64 * 0.05).sin())))
+        .collect();
+    stack_snapshot(
+        "plot_silence",
+        egui::vec2(700.0, 300.0),
+        dir.path(),
+        &[("sine", sine)],
+        &[&["sine"]],
+        T0 + ms(1_000),
+        Clock::Relative,
+    );
+}
+
+#[test]
+fn infinities_and_nan_are_marked_and_do_not_blank_the_plot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let values: Vec<(u64, V)> = (0..100u64)
+        .map(|i| {
+            let v = match i {
+                30 => f64::INFINITY,
+                50 => f64::NEG_INFINITY,
+                70 => f64::NAN,
+                _ => (i % 10) as f64 * 0.1,
+            };
+            (ms(i * 10), V::F(v))
+        })
+        .collect();
+    let h = stack_snapshot(
+        "plot_inf_nan",
+        egui::vec2(700.0, 300.0),
+        dir.path(),
+        &[("odd", values)],
+        &[&["odd"]],
+        T0 + ms(300),
+        Clock::Relative,
+    );
+    // The legend at the +inf sample says so.
+    h.get_by_label("odd/value = inf");
+}
+
+#[test]
+fn huge_and_tiny_values_read_short_and_share_one_x_mapping() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let huge: Vec<(u64, V)> = (0..50u64)
+        .map(|i| (ms(i * 20), V::F(1e306 * (1.0 + i as f64 / 10.0))))
+        .collect();
+    let tiny: Vec<(u64, V)> = (0..50u64)
+        .map(|i| (ms(i * 20), V::F(-1.25e-10 * (1.0 + (i % 5) as f64))))
+        .collect();
+    let h = stack_snapshot(
+        "plot_huge_tiny",
+        egui::vec2(700.0, 420.0),
+        dir.path(),
+        &[("huge", huge), ("tiny", tiny)],
+        &[&["huge"], &["tiny"]],
+        T0,
+        Clock::Relative,
+    );
+    h.get_by_label("huge/value = 1e306");
+    h.get_by_label("tiny/value = -1.25e-10");
+    let frames = &h.state().view.frames;
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0].x_range(), frames[1].x_range(), "{frames:?}");
+}
+
+#[test]
+fn a_u64_past_2_to_the_53_is_shown_exactly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let counts = vec![
+        (0, V::U(1)),
+        (ms(100), V::U(12_345_678_901_234_567_890)),
+        (ms(200), V::U(u64::MAX)),
+        (ms(300), V::U(u64::MAX - 1)),
+    ];
+    let h = stack_snapshot(
+        "plot_u64",
+        egui::vec2(700.0, 300.0),
+        dir.path(),
+        &[("count", counts)],
+        &[&["count"]],
+        T0 + ms(150),
+        Clock::Relative,
+    );
+    h.get_by_label("count/value = 12345678901234567890");
+}
+
+#[test]
+fn a_sub_second_axis_has_distinct_labels() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fast: Vec<(u64, V)> = (0..400u64)
+        .map(|i| (ms(i), V::F((i as f64 * 0.03).cos())))
+        .collect();
+    stack_snapshot(
+        "plot_axis_sub_second",
+        egui::vec2(700.0, 260.0),
+        dir.path(),
+        &[("fast", fast)],
+        &[&["fast"]],
+        T0 + ms(200),
+        Clock::Relative,
+    );
+}
+
+#[test]
+fn a_three_hour_axis_reads_by_the_clock() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let slow: Vec<(u64, V)> = (0..=1_080u64)
+        .map(|i| (ms(i * 10_000), V::F((i as f64 * 0.01).sin() * 40.0 + 20.0)))
+        .collect();
+    stack_snapshot(
+        "plot_axis_three_hours",
+        egui::vec2(700.0, 260.0),
+        dir.path(),
+        &[("slow", slow)],
+        &[&["slow"]],
+        T0 + ms(5_400_000),
+        Clock::Utc,
+    );
+}
+
+#[test]
+fn a_long_legend_in_an_800_px_window_stays_inside_the_plots_panel() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let long = "vehicle/powertrain/engine_control_unit/cylinder_bank_left/exhaust_gas_temperature";
+    let other = "vehicle/chassis/suspension/front_left/damper_position_filtered";
+    let samples = |k: f64| -> Vec<(u64, V)> {
+        (0..300u64)
+            .map(|i| (ms(i * 10), V::F((i as f64 * 0.02 * k).sin() * k)))
+            .collect()
+    };
+    let path = bag(dir.path(), &[(long, samples(1.0)), (other, samples(3.0))]);
+    let mut scope = Scope::new(Arc::new(|_| None));
+    scope.open(path);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(800.0, 600.0))
+        .wgpu()
+        .build_ui_state(
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        );
+    let start = Instant::now();
+    while !h.state().recording().is_some_and(Recording::loaded) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "loading timed out"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The health panel says how long decoding took, which differs from run to run.
+    h.state_mut().right = RightPanel::Inspector;
+    *h.state_mut().layout_mut() = Layout {
+        plots: vec![
+            PlotSpec {
+                signals: vec![signal(long), signal(other)],
+            },
+            PlotSpec {
+                signals: vec![signal(other)],
+            },
+        ],
+    };
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.snapshot("plot_long_legend_800");
+    // "Remove plot" is there to click, and the plots end where their panel ends.
+    h.get_all_by_label("Remove plot")
+        .next()
+        .expect("Remove plot");
+}
+
+/// The plots never grow past the width they are given, whatever their legend holds.
+#[test]
+fn plots_keep_to_the_width_they_are_given() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let long = "a/very/long/topic/name/that/goes/on/and/on/well/past/the/panel/edge/and/further";
+    let samples: Vec<(u64, V)> = (0..100u64).map(|i| (ms(i), V::F(i as f64))).collect();
+    let recording = loaded(&bag(dir.path(), &[(long, samples)]));
+    let layout = Layout {
+        plots: vec![PlotSpec {
+            signals: vec![signal(long), signal(long)],
+        }],
+    };
+    let mut view = PlotView::default();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(900.0, 400.0))
+        .build_ui(move |ui| {
+            egui::Panel::right("side")
+                .exact_size(500.0)
+                .show(ui, |_| {});
+            egui::CentralPanel::default().show(ui, |ui| {
+                let panel = ui.max_rect();
+                plot_stack_ui(ui, &recording, &layout, &mut view, T0, None);
+                for f in &view.frames {
+                    assert!(f.right() <= panel.right() + 0.5, "{f:?} past {panel:?}");
+                }
+            });
+        });
+    h.run_steps(3);
+}
