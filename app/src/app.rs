@@ -73,7 +73,12 @@ pub struct Scope {
     /// The panel on the right.
     pub right: RightPanel,
     screenshot: Option<ScreenshotJob>,
+    /// The next recording gets the default layout unless the saved one applies to it.
     default_layout: bool,
+    /// The layout has been fitted to the open recording (see `settle_layout`).
+    layout_settled: bool,
+    /// The plots are to show the open recording's whole range once drawn.
+    reset_view: bool,
     /// Live view follows the newest data (off: paused, free to scrub).
     pub follow: bool,
     /// The window following asked the plots for this frame (`None`: not following at the
@@ -116,6 +121,8 @@ impl Scope {
             right: RightPanel::Health,
             screenshot: None,
             default_layout: false,
+            layout_settled: false,
+            reset_view: false,
             follow: true,
             follow_range: None,
             connect_form: ConnectForm::default(),
@@ -127,6 +134,13 @@ impl Scope {
     /// Opens `path` (read off the UI thread, starting with the next `logic`).
     pub fn open(&mut self, path: PathBuf) {
         self.commands.push(Command::Open(path));
+    }
+
+    /// Opens `path` as `scope PATH` does: with the default layout unless the saved layout
+    /// applies to it.
+    pub fn open_with_default_layout(&mut self, path: PathBuf) {
+        self.default_layout = true;
+        self.open(path);
     }
 
     /// Starts the live demo: a simulated vehicle on an in-process zenoh session.
@@ -252,6 +266,7 @@ impl Scope {
         self.poll_save();
         self.take_opened(&repaint);
         self.poll_recording(ctx);
+        self.reset_view_once_plotted();
         if let Some(inspector) = &mut self.inspector {
             inspector.poll();
         }
@@ -456,20 +471,18 @@ impl Scope {
         if let Some(e) = rec.take_failure() {
             self.error = Some(e);
         }
-        let wants_layout = self.default_layout && self.persisted.layout.plots.is_empty();
-        if just_loaded && wants_layout {
-            self.apply_default_layout();
+        if just_loaded && !self.layout_settled {
+            self.settle_layout();
         }
         let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_some()) else {
             return;
         };
-        // A live capture's default layout waits for data on a few topics.
+        // A live capture's layout waits for data on a few topics.
         let with_data = (0..rec.topics.len())
             .filter(|&i| rec.data(i).is_some_and(|d| !d.times_ns.is_empty()))
             .count();
-        if wants_layout && self.persisted.layout.plots.is_empty() && with_data >= 3 {
-            self.apply_default_layout();
-            self.default_layout = false;
+        if !self.layout_settled && with_data >= 3 {
+            self.settle_layout();
         }
     }
 

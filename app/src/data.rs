@@ -7,6 +7,7 @@
 //! live capture ([`crate::live`]) and the UI ([`crate::ui`]) sit on top of it.
 
 pub mod column_builder;
+pub mod default_layout;
 pub mod envelope;
 pub mod inspector;
 pub mod layout;

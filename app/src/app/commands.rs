@@ -60,6 +60,7 @@ impl Scope {
         self.follow = true;
         self.error = None;
         self.focused_plot = None;
+        self.layout_settled = false;
     }
 
     /// Takes in what the opening jobs report: a source to load, an error, or nothing chosen.
@@ -80,6 +81,8 @@ impl Scope {
                     self.recording = Some(Recording::start(source, Arc::clone(repaint)));
                     self.error = None;
                     self.focused_plot = None;
+                    self.layout_settled = false;
+                    self.reset_view = true;
                 }
             }
         }
