@@ -29,6 +29,7 @@ use crate::ui::connect_dialog::{ConnectForm, connect_dialog_ui};
 use crate::ui::error_bar::error_bar_ui;
 use crate::ui::input::input_actions;
 use crate::ui::menu::{MenuState, menu_bar_ui};
+use crate::ui::path_entry::{PathEntry, path_entry_ui};
 use crate::ui::plots::{PlotView, plot_stack_ui};
 use crate::ui::side_panel::{RightPanel, side_panel_ui};
 use crate::ui::status_bar::status_bar_ui;
@@ -87,6 +88,8 @@ pub struct Scope {
     /// File > Connect.
     pub connect_form: ConnectForm,
     save: Option<SaveJob>,
+    /// Where a path is typed when the file dialog gave none back.
+    pub path_entry: Option<PathEntry>,
     /// The last thing that finished (e.g. a save), shown in the status bar.
     pub notice: Option<String>,
 }
@@ -127,6 +130,7 @@ impl Scope {
             follow_range: None,
             connect_form: ConnectForm::default(),
             save: None,
+            path_entry: None,
             notice: None,
         }
     }
@@ -163,6 +167,10 @@ impl Scope {
     /// Saves the live capture into the bag directory the injected dialog picks.
     pub fn save_recording(&mut self) {
         if self.is_saving() {
+            return;
+        }
+        if !self.is_live() {
+            self.error = Some(Error::NothingCaptured);
             return;
         }
         match SaveJob::pick(&self.pick) {
@@ -294,6 +302,10 @@ impl Scope {
         if let Some(options) = connect_dialog_ui(&ctx, &mut self.connect_form) {
             actions.push(Action::Connect(options));
         }
+        if let Some(entry) = &mut self.path_entry {
+            let kind = entry.kind;
+            actions.extend(path_entry_ui(&ctx, entry).into_action(kind));
+        }
         self.status_bar_ui(ui);
         if self.recording.is_some() {
             self.recording_ui(ui, &mut actions);
@@ -379,7 +391,21 @@ impl Scope {
     fn apply(&mut self, actions: Vec<Action>) {
         for action in actions {
             match action {
-                Action::Open(path) => self.open(path),
+                Action::Open(path) => {
+                    self.path_entry = None;
+                    self.open(path);
+                }
+                Action::ShowPathEntry => {
+                    self.path_entry = Some(PathEntry::new(
+                        PickKind::Folder,
+                        "The path of a bag directory, a rosbag2 directory or an .mcap file:",
+                    ));
+                }
+                Action::ClosePathEntry => self.path_entry = None,
+                Action::SaveRecordingTo(dir) => {
+                    self.path_entry = None;
+                    self.save_recording_to(dir);
+                }
                 Action::PickFile => self.pick(PickKind::File),
                 Action::PickFolder => self.pick(PickKind::Folder),
                 Action::ShowConnectDialog => self.connect_form.open = true,
@@ -439,7 +465,10 @@ impl Scope {
         };
         match job.poll() {
             SaveState::Running => {}
-            SaveState::Cancelled => self.save = None,
+            SaveState::NothingPicked => {
+                self.save = None;
+                self.path_entry = Some(PathEntry::after_empty_dialog(PickKind::SaveBag));
+            }
             SaveState::Picked(dir) => {
                 self.save = None;
                 self.save_recording_to(dir);

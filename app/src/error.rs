@@ -108,6 +108,15 @@ pub enum Error {
     /// The built-in demo recording could not be written (the demo says why in words).
     #[error("{0}")]
     Demo(String),
+    /// The file dialog's thread ended without an answer.
+    #[error("the file dialog failed without giving an answer")]
+    DialogFailed,
+    /// The thread writing a Save Recording ended without a result.
+    #[error("saving to {}: the writer stopped without a result", dir.display())]
+    SaveThreadFailed {
+        /// The bag directory being written.
+        dir: PathBuf,
+    },
     /// `--screenshot-to` waited too long for the recording to load.
     #[error("gave up waiting for the recording to load")]
     LoadTimeout,

@@ -15,6 +15,7 @@ pub mod health;
 pub mod input;
 pub mod inspector;
 pub mod menu;
+pub mod path_entry;
 pub mod plots;
 pub mod side_panel;
 pub mod status_bar;

@@ -23,6 +23,12 @@ pub enum Action {
     Connect(LiveOptions),
     /// File > Save Recording: save the live capture.
     SaveRecording,
+    /// The path entry's Save: save the live capture into this new bag directory.
+    SaveRecordingTo(PathBuf),
+    /// File > Open Path: type the path of a recording.
+    ShowPathEntry,
+    /// The path entry's Cancel.
+    ClosePathEntry,
     /// File > Live Demo.
     LiveDemo,
     /// File > Demo Recording.

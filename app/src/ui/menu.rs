@@ -49,6 +49,8 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
     choose(ui, clicked, Action::PickFile, actions);
     let clicked = ui.button("Open Folder...").clicked();
     choose(ui, clicked, Action::PickFolder, actions);
+    let clicked = ui.button("Open Path...").clicked();
+    choose(ui, clicked, Action::ShowPathEntry, actions);
     ui.menu_button("Open Recent", |ui| {
         if state.recent.is_empty() {
             ui.label("No recent recordings");
