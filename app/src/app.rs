@@ -27,6 +27,7 @@ use crate::recording::Recording;
 use crate::ui::action::Action;
 use crate::ui::connect_dialog::{ConnectForm, connect_dialog_ui};
 use crate::ui::error_bar::error_bar_ui;
+use crate::ui::help::help_ui;
 use crate::ui::input::input_actions;
 use crate::ui::menu::{MenuState, menu_bar_ui};
 use crate::ui::path_entry::{PathEntry, path_entry_ui};
@@ -88,6 +89,8 @@ pub struct Scope {
     /// File > Connect.
     pub connect_form: ConnectForm,
     save: Option<SaveJob>,
+    /// The help overlay (every control) is shown.
+    pub help_open: bool,
     /// Where a path is typed when the file dialog gave none back.
     pub path_entry: Option<PathEntry>,
     /// The last thing that finished (e.g. a save), shown in the status bar.
@@ -131,6 +134,7 @@ impl Scope {
             connect_form: ConnectForm::default(),
             save: None,
             path_entry: None,
+            help_open: false,
             notice: None,
         }
     }
@@ -287,7 +291,7 @@ impl Scope {
         let ctx = ui.ctx().clone();
         // Keys act before anything is drawn, so a zoom shows in this very frame.
         let keys = input_actions(&ctx, self.is_live(), self.recording.is_some());
-        self.apply(keys);
+        self.apply(&ctx, keys);
         let mut actions = Vec::new();
         let menu = MenuState {
             recording: self.recording.as_ref(),
@@ -302,6 +306,7 @@ impl Scope {
         if let Some(options) = connect_dialog_ui(&ctx, &mut self.connect_form) {
             actions.push(Action::Connect(options));
         }
+        help_ui(&ctx, &mut self.help_open);
         if let Some(entry) = &mut self.path_entry {
             let kind = entry.kind;
             actions.extend(path_entry_ui(&ctx, entry).into_action(kind));
@@ -313,7 +318,7 @@ impl Scope {
             let opening = self.is_opening();
             egui::CentralPanel::default().show(ui, |ui| welcome_ui(ui, opening));
         }
-        self.apply(actions);
+        self.apply(&ctx, actions);
         self.stop_following_on_user_move(&ctx);
         self.screenshot_after_frame(&ctx);
     }
@@ -388,7 +393,7 @@ impl Scope {
     }
 
     /// Does what the user asked for, in order.
-    fn apply(&mut self, actions: Vec<Action>) {
+    fn apply(&mut self, ctx: &egui::Context, actions: Vec<Action>) {
         for action in actions {
             match action {
                 Action::Open(path) => {
@@ -402,6 +407,10 @@ impl Scope {
                     ));
                 }
                 Action::ClosePathEntry => self.path_entry = None,
+                Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+                Action::ToggleHelp => self.help_open = !self.help_open,
+                Action::Escape if self.help_open => self.help_open = false,
+                Action::Escape => self.focused_plot = None,
                 Action::SaveRecordingTo(dir) => {
                     self.path_entry = None;
                     self.save_recording_to(dir);

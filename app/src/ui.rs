@@ -12,6 +12,7 @@ pub mod connect_dialog;
 pub mod error_bar;
 pub mod format;
 pub mod health;
+pub mod help;
 pub mod input;
 pub mod inspector;
 pub mod menu;

@@ -23,3 +23,11 @@ fn path_entry_after_an_empty_file_dialog() {
         path_entry_ui(ctx, &mut entry);
     });
 }
+
+#[test]
+fn help_overlay_lists_every_control() {
+    let mut open = true;
+    snapshot_ctx("help_overlay", egui::vec2(720.0, 560.0), |ctx| {
+        scope::ui::help::help_ui(ctx, &mut open);
+    });
+}

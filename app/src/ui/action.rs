@@ -29,6 +29,12 @@ pub enum Action {
     ShowPathEntry,
     /// The path entry's Cancel.
     ClosePathEntry,
+    /// File > Quit, or Ctrl+Q.
+    Quit,
+    /// Help > Controls, F1 or `?`: show or hide the list of every control.
+    ToggleHelp,
+    /// Escape: close the help, or else unfocus the focused plot.
+    Escape,
     /// File > Live Demo.
     LiveDemo,
     /// File > Demo Recording.
@@ -55,7 +61,7 @@ pub enum Action {
     ZoomIn,
     /// `-`: double the visible window around the playhead.
     ZoomOut,
-    /// A field clicked in the tree: add it to the focused plot.
+    /// A field clicked in the tree: add it to the focused plot (a new plot when none is).
     AddSignal(SignalRef),
     /// A click in a plot: move the playhead here (ns).
     Seek(u64),
