@@ -21,6 +21,7 @@ use crate::app::screenshot::ScreenshotJob;
 use crate::app::view::Zoom;
 use crate::data::inspector::Inspector;
 use crate::data::layout::{Layout, Persisted};
+use crate::data::log_lines::LogLines;
 use crate::error::Error;
 use crate::live::LiveOptions;
 use crate::recording::Recording;
@@ -29,6 +30,7 @@ use crate::ui::connect_dialog::{ConnectForm, connect_dialog_ui};
 use crate::ui::error_bar::error_bar_ui;
 use crate::ui::help::help_ui;
 use crate::ui::input::input_actions;
+use crate::ui::log_view::LogView;
 use crate::ui::menu::{MenuState, menu_bar_ui};
 use crate::ui::path_entry::{PathEntry, path_entry_ui};
 use crate::ui::plots::{PlotView, plot_stack_ui};
@@ -89,6 +91,8 @@ pub struct Scope {
     /// File > Connect.
     pub connect_form: ConnectForm,
     save: Option<SaveJob>,
+    /// The log view's topic, filter and lines.
+    pub log_view: LogView,
     /// The help overlay (every control) is shown.
     pub help_open: bool,
     /// Where a path is typed when the file dialog gave none back.
@@ -135,6 +139,7 @@ impl Scope {
             save: None,
             path_entry: None,
             help_open: false,
+            log_view: LogView::default(),
             notice: None,
         }
     }
@@ -250,6 +255,7 @@ impl Scope {
         self.recording = None;
         self.inspector = None;
         self.view.clear();
+        self.log_view.clear();
         self.playback = Playback::default();
     }
 
@@ -281,6 +287,9 @@ impl Scope {
         self.reset_view_once_plotted();
         if let Some(inspector) = &mut self.inspector {
             inspector.poll();
+        }
+        if let Some(lines) = &mut self.log_view.lines {
+            lines.poll();
         }
         self.follow_newest(ctx);
         self.play(ctx);
@@ -345,6 +354,7 @@ impl Scope {
             inspector,
             persisted,
             focused_plot,
+            log_view,
             ..
         } = self
         else {
@@ -376,6 +386,7 @@ impl Scope {
                     right,
                     inspector,
                     &persisted.layout,
+                    log_view,
                     playhead_ns,
                 ));
             });
@@ -451,6 +462,19 @@ impl Scope {
                     if plot < self.persisted.layout.plots.len() {
                         self.persisted.layout.plots.remove(plot);
                         self.focused_plot = None;
+                    }
+                }
+                Action::ShowLog(topic) => {
+                    if let Some(rec) = &self.recording
+                        && let Some(info) = rec.summary().topics.get(topic)
+                    {
+                        let repaint = ctx.clone();
+                        self.log_view.lines = Some(LogLines::start(
+                            Arc::clone(&rec.source),
+                            topic,
+                            info.clone(),
+                            Arc::new(move || repaint.request_repaint()),
+                        ));
                     }
                 }
                 Action::Inspect { topic, t_ns } => {

@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod inspector;
 pub mod layout;
 pub mod loader;
+pub mod log_lines;
 pub mod series;
 pub mod source;
 pub mod topic_data;

@@ -15,6 +15,7 @@ pub mod health;
 pub mod help;
 pub mod input;
 pub mod inspector;
+pub mod log_view;
 pub mod menu;
 pub mod path_entry;
 pub mod plots;

@@ -85,3 +85,42 @@ pub fn wait_until(h: &mut Harness<'_, Scope>, what: &str, done: impl Fn(&Scope) 
 pub fn loaded(s: &Scope) -> bool {
     s.recording().is_some_and(|r| r.loaded()) && !s.is_opening()
 }
+
+/// A topic whose schema is garbage, a topic with valid schema but garbage messages, an engine
+/// topic, and a DiagnosticLog topic with a message every 100 ms.
+pub fn mixed_bag(dir: &Path) -> PathBuf {
+    let path = dir.join("mixed");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let engine_info = schemas::by_name("EngineRpm").expect("registered");
+    let log_info = schemas::by_name("DiagnosticLog").expect("registered");
+    let bad_schema = w.add_channel(ChannelSpec::capnp(
+        "bad/schema",
+        "redline/BadSchema",
+        "BadSchema",
+        b"this is not a capnp descriptor".to_vec(),
+    ));
+    let bad_bytes = w.add_channel(ChannelSpec::capnp(
+        "bad/bytes",
+        engine_info.registry_name,
+        engine_info.capnp_name,
+        engine_info.descriptor,
+    ));
+    let log = w.add_channel(ChannelSpec::capnp(
+        "car/log",
+        log_info.registry_name,
+        log_info.capnp_name,
+        log_info.descriptor,
+    ));
+    for seq in 0..20u64 {
+        let t = T0 + seq * 100_000_000;
+        w.write(bad_schema, t, None, b"\x01\x02\x03ABCDEF")
+            .expect("write");
+        w.write(bad_bytes, t + 1, None, b"\xffnot capnp at all")
+            .expect("write");
+        let bytes =
+            schemas::sample::encode("DiagnosticLog", seq as f64 * 0.1, seq).expect("encode");
+        w.write(log, t + 2, None, &bytes).expect("write");
+    }
+    w.close().expect("close");
+    path
+}

@@ -83,6 +83,8 @@ pub enum Action {
     },
     /// Remove a plot.
     RemovePlot(usize),
+    /// The log view shows topic `.0`: have a worker read its lines.
+    ShowLog(usize),
     /// The inspector shows `topic`'s message logged at `t_ns`: have its worker decode it.
     Inspect {
         /// Topic index.
