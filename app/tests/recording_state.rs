@@ -118,3 +118,41 @@ fn scope_path_opens_with_the_default_layout_not_an_empty_plot_area() {
     assert!(h.state().points_last_frame() > 0);
     assert_whole_range(h.state());
 }
+
+#[test]
+fn a_recording_of_text_opens_on_the_log_view_instead_of_an_empty_plot_area() {
+    let oracles =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracles/rosbag2");
+    let bag = oracles.join("rosbag2_py/test/resources/mcap/talker");
+    if !bag.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the rosbag2 oracle {} is missing under CI",
+            bag.display()
+        );
+        eprintln!("skipping: {} not found", bag.display());
+        return;
+    }
+    let mut scope = Scope::new(dialog_returning(bag.clone()));
+    scope.open_with_default_layout(bag);
+    let mut h = harness(scope);
+    wait_until(&mut h, "the recording to load", loaded);
+    // /rosout's numbers are a clock, a constant level and a constant line number: nothing to
+    // plot. Its text is what it holds.
+    assert!(
+        h.state().layout().plots.is_empty(),
+        "{:?}",
+        h.state().layout()
+    );
+    assert_eq!(h.state().right, scope::ui::side_panel::RightPanel::Log);
+    wait_until(&mut h, "the log lines", |s| {
+        s.log_view.lines.as_ref().is_some_and(|l| l.done)
+    });
+    let lines = h
+        .state()
+        .log_view
+        .lines
+        .as_ref()
+        .map_or(0, |l| l.lines.len());
+    assert_eq!(lines, 10, "every /rosout message is a line");
+}

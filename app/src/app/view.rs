@@ -2,8 +2,10 @@
 //! from message to message, and the visible time window zoomed around it.
 
 use crate::app::Scope;
-use crate::data::default_layout::{FieldStats, choose_default_layout};
+use crate::data::default_layout::{FieldStats, choose_default_layout, constant_fields_layout};
 use crate::data::layout::SignalRef;
+use crate::data::log_lines::looks_like_text;
+use crate::ui::side_panel::RightPanel;
 use crate::ui::timeline::Step;
 
 /// How a key changes the visible time window.
@@ -30,7 +32,17 @@ impl Scope {
             .enumerate()
             .filter_map(|(i, t)| Some((t.topic.clone(), FieldStats::of_topic(rec.data(i)?))))
             .collect();
-        self.persisted.layout = choose_default_layout(&topics);
+        let mut layout = choose_default_layout(&topics);
+        if layout.plots.is_empty() {
+            // Nothing numeric varies: a recording of text is read in the log view; anything
+            // else shows its constants rather than an empty plot area.
+            if rec.summary().topics.iter().any(looks_like_text) {
+                self.right = RightPanel::Log;
+            } else {
+                layout = constant_fields_layout(&topics);
+            }
+        }
+        self.persisted.layout = layout;
         self.focused_plot = None;
         self.reset_view = true;
     }

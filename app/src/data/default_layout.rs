@@ -86,7 +86,8 @@ impl FieldStats {
     pub fn plottable(&self) -> bool {
         let time_kind = matches!(self.kind, LeafKind::TimeNs | LeafKind::DurationNs);
         let integer = matches!(self.kind, LeafKind::Int | LeafKind::UInt);
-        let counter = self.never_decreasing && integer;
+        // A constant integer is a constant, not a counter.
+        let counter = self.never_decreasing && integer && self.min < self.max;
         let clock = self.never_decreasing && self.max.abs() >= CLOCK_MAGNITUDE;
         !time_kind && !counter && !clock && !time_named(&self.path)
     }
@@ -194,16 +195,17 @@ impl Group<'_> {
 
 /// The default layout for topics given as `(name, field stats)`, in the recording's order:
 /// each topic's informative fields grouped by unit and scale, then one group per topic in
-/// turn (measurements before discrete states) until [`MAX_PLOTS`] plots. A recording where
-/// nothing varies (a test fixture, a parked vehicle) shows its constant fields rather than
-/// nothing.
+/// turn (measurements before discrete states) until [`MAX_PLOTS`] plots. Empty when nothing
+/// varies (see [`constant_fields_layout`]).
 pub fn choose_default_layout(topics: &[(String, Vec<FieldStats>)]) -> Layout {
-    let layout = layout_of(topics, FieldStats::informative);
-    if layout.plots.is_empty() {
-        layout_of(topics, FieldStats::plottable)
-    } else {
-        layout
-    }
+    layout_of(topics, FieldStats::informative)
+}
+
+/// For a recording where no field varies (a test fixture, a parked vehicle) and nothing else
+/// is to be read: its constant fields, grouped as [`choose_default_layout`] groups, rather
+/// than nothing. Times, headers and counters are still left out.
+pub fn constant_fields_layout(topics: &[(String, Vec<FieldStats>)]) -> Layout {
+    layout_of(topics, FieldStats::plottable)
 }
 
 fn layout_of(topics: &[(String, Vec<FieldStats>)], wanted: fn(&FieldStats) -> bool) -> Layout {
@@ -316,11 +318,13 @@ mod tests {
         ]);
         let layout = choose_default_layout(&[("car/engine".into(), engine.clone())]);
         assert_eq!(paths(&layout), vec![vec!["car/engine/rpm".to_owned()]]);
-        // Without rpm nothing varies: the constants are shown, never times or counters.
+        // Without rpm nothing varies: no default layout; the constants on request, never
+        // times or counters.
         let rest: Vec<FieldStats> = engine.into_iter().filter(|f| f.path != "rpm").collect();
-        let layout = choose_default_layout(&[("car/engine".into(), rest)]);
+        let topics = [("car/engine".to_owned(), rest)];
+        assert!(choose_default_layout(&topics).plots.is_empty());
         assert_eq!(
-            paths(&layout),
+            paths(&constant_fields_layout(&topics)),
             vec![
                 vec!["car/engine/limit".to_owned()],
                 vec!["car/engine/gear".to_owned()]
