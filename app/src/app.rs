@@ -288,9 +288,7 @@ impl Scope {
         if let Some(inspector) = &mut self.inspector {
             inspector.poll();
         }
-        if let Some(lines) = &mut self.log_view.lines {
-            lines.poll();
-        }
+        self.poll_log(ctx);
         self.follow_newest(ctx);
         self.play(ctx);
     }
@@ -546,6 +544,26 @@ impl Scope {
         if !self.layout_settled && with_data >= 3 {
             self.settle_layout();
         }
+    }
+
+    /// Part of `logic`: takes in the log view's lines; of a live capture, reads the newer
+    /// ones every so often.
+    fn poll_log(&mut self, ctx: &egui::Context) {
+        let Some(mut lines) = self.log_view.lines.take() else {
+            return;
+        };
+        lines.poll();
+        if let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_some())
+            && let Some(info) = rec.summary().topics.get(lines.topic)
+        {
+            let repaint = ctx.clone();
+            lines = lines.read_newer(
+                Arc::clone(&rec.source),
+                info.clone(),
+                Arc::new(move || repaint.request_repaint()),
+            );
+        }
+        self.log_view.lines = Some(lines);
     }
 
     /// Part of `logic`: moves the playhead of a recording being played back. Not while the

@@ -125,3 +125,25 @@ fn the_log_view_follows_the_playhead_filters_and_seeks() {
     h.run_steps(2);
     assert_eq!(h.state().playback.playhead_ns, T0 + 2);
 }
+
+#[test]
+fn the_log_view_of_a_live_capture_takes_in_new_messages() {
+    let mut scope = Scope::new(dialog_returning(std::path::PathBuf::new()));
+    scope.open_demo();
+    let mut h = harness(scope);
+    wait_until(&mut h, "live data", |s| {
+        s.recording()
+            .is_some_and(|r| r.topic_index("car/diagnostics").is_some())
+    });
+    h.get_by_label("Log").click();
+    let count = |s: &Scope| s.log_view.lines.as_ref().map_or(0, |l| l.lines.len());
+    wait_until(&mut h, "a first diagnostic line", |s| count(s) >= 1);
+    let first = count(h.state());
+    wait_until(&mut h, "a newer diagnostic line", |s| count(s) > first);
+    let lines = h.state().log_view.lines.as_ref().expect("lines");
+    // In time order, each message once.
+    assert!(
+        lines.lines.windows(2).all(|w| w[0].t_ns < w[1].t_ns),
+        "{lines:?}"
+    );
+}

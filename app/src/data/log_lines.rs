@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use decode::Value;
@@ -17,6 +18,9 @@ pub const MAX_LINES: usize = 200_000;
 
 /// Characters kept per line (a line longer than this is cut, with an ellipsis).
 pub const MAX_LINE_CHARS: usize = 1_000;
+
+/// How often a live topic's new messages are read.
+pub const LIVE_REREAD: Duration = Duration::from_millis(500);
 
 /// Lines sent to the UI at once.
 const BATCH: usize = 1_024;
@@ -49,6 +53,8 @@ pub struct LogLines {
     pub cut: bool,
     /// Why reading stopped early.
     pub error: Option<Error>,
+    /// When the worker finished.
+    finished_at: Option<Instant>,
     rx: Receiver<Batch>,
     cancel: Arc<AtomicBool>,
 }
@@ -77,6 +83,41 @@ impl LogLines {
         info: TopicInfo,
         repaint: Arc<dyn Fn() + Send + Sync>,
     ) -> Self {
+        Self::read(source, topic, info, repaint, Vec::new())
+    }
+
+    /// For a live capture: once the last read is done and [`LIVE_REREAD`] has passed, reads
+    /// what arrived since, keeping the lines so far. Returns `self` unchanged otherwise.
+    pub fn read_newer(
+        mut self,
+        source: Arc<dyn DataSource>,
+        info: TopicInfo,
+        repaint: Arc<dyn Fn() + Send + Sync>,
+    ) -> Self {
+        let due = self.finished_at.is_some_and(|t| t.elapsed() >= LIVE_REREAD);
+        if !due || self.cut || self.error.is_some() {
+            return self;
+        }
+        let lines = std::mem::take(&mut self.lines);
+        Self::read(source, self.topic, info, repaint, lines)
+    }
+
+    /// Reads the messages after those `lines` hold (all when empty), appending to them.
+    fn read(
+        source: Arc<dyn DataSource>,
+        topic: usize,
+        info: TopicInfo,
+        repaint: Arc<dyn Fn() + Send + Sync>,
+        lines: Vec<LogLine>,
+    ) -> Self {
+        // Start at the last line's time and skip the messages of that time already read, so
+        // a message logged in the same nanosecond is neither lost nor doubled.
+        let last_ns = lines.last().map(|l| l.t_ns);
+        let mut skip = last_ns.map_or(0, |t| {
+            lines.iter().rev().take_while(|l| l.t_ns == t).count()
+        });
+        let window = last_ns.map_or(TimeWindow::ALL, TimeWindow::starting_at);
+        let already = lines.len();
         // Bounded: a worker ahead of the UI waits instead of piling up lines.
         let (tx, rx) = bounded::<Batch>(16);
         let cancel = Arc::new(AtomicBool::new(false));
@@ -86,9 +127,13 @@ impl LogLines {
             .spawn(move || {
                 let plan = compile_plan(&info);
                 let mut batch = Vec::with_capacity(BATCH);
-                let mut count = 0usize;
+                let mut count = already;
                 let mut cut = false;
-                let streamed = source.stream(&[topic], TimeWindow::ALL, &stop, &mut |m| {
+                let streamed = source.stream(&[topic], window, &stop, &mut |m| {
+                    if skip > 0 && Some(m.log_time_ns) == last_ns {
+                        skip -= 1;
+                        return true;
+                    }
                     if count >= MAX_LINES {
                         cut = true;
                         return false;
@@ -119,23 +164,24 @@ impl LogLines {
                 tx.send(Batch::Done(streamed.map(|_| cut))).ok();
                 repaint();
             });
-        let mut lines = Self {
+        let mut log = Self {
             topic,
-            lines: Vec::new(),
+            lines,
             done: false,
             cut: false,
             error: None,
+            finished_at: None,
             rx,
             cancel,
         };
         if let Err(source) = spawned {
-            lines.done = true;
-            lines.error = Some(Error::Thread {
+            log.done = true;
+            log.error = Some(Error::Thread {
                 name: "scope-log",
                 source,
             });
         }
-        lines
+        log
     }
 
     /// Takes in what the worker has read (never blocks).
@@ -145,6 +191,7 @@ impl LogLines {
                 Ok(Batch::Lines(mut lines)) => self.lines.append(&mut lines),
                 Ok(Batch::Done(result)) => {
                     self.done = true;
+                    self.finished_at = Some(Instant::now());
                     match result {
                         Ok(cut) => self.cut = cut,
                         Err(e) => self.error = Some(e),
@@ -153,6 +200,7 @@ impl LogLines {
                 Err(TryRecvError::Empty) => return,
                 Err(TryRecvError::Disconnected) => {
                     self.done = true;
+                    self.finished_at.get_or_insert_with(Instant::now);
                     return;
                 }
             }
