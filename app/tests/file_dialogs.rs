@@ -130,3 +130,17 @@ fn save_recording_into_a_place_that_cannot_be_written_shows_why() {
         "{error}"
     );
 }
+
+#[test]
+fn a_file_dialog_that_panics_is_an_error_not_opening_forever() {
+    let scope = Scope::new(Arc::new(|_| panic!("no display to show a dialog on")));
+    let mut h = harness(scope);
+    h.run_steps(2);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open File...").click();
+    wait_until(&mut h, "the error", |s| s.error.is_some());
+    assert!(!h.state().is_opening());
+    h.get_by_label_contains("Error: the scope-dialog thread failed");
+    assert!(h.query_by_label("Opening...").is_none());
+}

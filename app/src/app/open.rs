@@ -64,8 +64,12 @@ fn spawn(
     std::thread::Builder::new()
         .name(name.to_owned())
         .spawn(move || {
+            // A job that panics (a dialog library without a display, say) must still answer,
+            // or the app would show "Opening..." forever.
+            let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+                .unwrap_or_else(|_| OpenEvent::Failed(Error::JobPanicked { name }));
             // The app may have gone away meanwhile: then nobody is waiting.
-            tx.send(job()).ok();
+            tx.send(event).ok();
             repaint();
         })
         .map(drop)
