@@ -101,6 +101,8 @@ fn ctrl_q_asks_the_window_to_close() {
 fn f1_and_question_mark_show_every_control_and_escape_hides_them() {
     let mut h = harness(Scope::new(Arc::new(|_| None)));
     h.run_steps(2);
+    // The welcome screen says where to look.
+    h.get_by_label("F1 lists every control.");
     assert!(h.query_by_label("Controls").is_none());
     h.key_press(Key::F1);
     h.run_steps(3);
