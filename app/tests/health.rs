@@ -99,3 +99,53 @@ fn with_no_publish_time_anywhere_latency_is_unknown_not_zero() {
     assert!(h.query_by_label("car/engine").is_none());
     assert!(h.query_by_label("0.000").is_none());
 }
+
+#[test]
+fn a_torn_part_lists_the_topics_recovered_from_it_and_says_what_is_unknown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bag");
+    let options = WriteOptions::new().part_max_duration_ns(Some(1_000_000_000));
+    let mut w = BagWriter::create(&path, options).expect("create");
+    let info = schemas::by_name("EngineRpm").expect("registered");
+    let mut add = |topic: &str| {
+        w.add_channel(ChannelSpec::capnp(
+            topic,
+            info.registry_name,
+            info.capnp_name,
+            info.descriptor,
+        ))
+    };
+    let (engine, early) = (add("car/engine"), add("car/early"));
+    for seq in 0..300u64 {
+        let log = T0 + seq * 10_000_000;
+        let bytes = schemas::sample::encode("EngineRpm", seq as f64 * 0.01, seq).expect("encode");
+        w.write(engine, log, Some(log - 1_000_000), &bytes)
+            .expect("write");
+        // Only in the first second: nothing of it is in the last part.
+        if seq < 100 {
+            w.write(early, log + 1, Some(log), &bytes).expect("write");
+        }
+    }
+    w.close().expect("close");
+    let last = path.join("bag_2.mcap");
+    let len = std::fs::metadata(&last).expect("last part").len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&last)
+        .and_then(|f| f.set_len(len * 2 / 3))
+        .expect("tear");
+    let recording = loaded(&path);
+    let engine_torn = recording
+        .topic_index("car/engine")
+        .and_then(|i| recording.data(i))
+        .map_or(0, |d| d.torn_messages);
+    assert!(engine_torn > 0);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(460.0, 900.0))
+        .build_ui(|ui| health_ui(ui, &recording));
+    h.run();
+    h.get_by_label("Recovered from the torn part:");
+    h.get_by_label(&format!("  car/engine: {engine_torn} messages"));
+    assert!(h.query_by_label_contains("car/early: ").is_none());
+    h.get_by_label_contains("how many, and of which topics, the recording does not say");
+}

@@ -95,6 +95,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 ui.add(egui::Label::new(RichText::new(&part.detail).small()).wrap());
             }
         }
+        torn_topics_ui(ui, recording);
         for note in &health.notes {
             ui.add(egui::Label::new(RichText::new(note).small().weak()).wrap());
         }
@@ -152,6 +153,50 @@ fn gaps_ui(ui: &mut egui::Ui, recording: &Recording, warn: Color32) {
             format_relative(longest.from_ns, t0)
         ));
     }
+}
+
+/// Under the parts, when some are torn: which topics have messages recovered from them, and
+/// how many. What the cut record held is lost, and the recording does not say of which topics.
+fn torn_topics_ui(ui: &mut egui::Ui, recording: &Recording) {
+    let torn_parts = recording
+        .summary()
+        .health
+        .parts
+        .iter()
+        .filter(|p| p.state == "torn")
+        .count();
+    if torn_parts == 0 {
+        return;
+    }
+    let from = if torn_parts == 1 {
+        "the torn part"
+    } else {
+        "the torn parts"
+    };
+    ui.label(RichText::new(format!("Recovered from {from}:")).small());
+    for (i, topic) in recording.summary().topics.iter().enumerate() {
+        let Some(data) = recording.data(i).filter(|d| d.torn_messages > 0) else {
+            continue;
+        };
+        ui.label(
+            RichText::new(format!(
+                "  {}: {} messages",
+                topic.topic, data.torn_messages
+            ))
+            .small(),
+        );
+    }
+    ui.add(
+        egui::Label::new(
+            RichText::new(
+                "Messages in the record cut at the tear are lost; how many, and of which \
+                 topics, the recording does not say.",
+            )
+            .small()
+            .weak(),
+        )
+        .wrap(),
+    );
 }
 
 /// Publish-to-log latency of the topics whose messages carry a publish time of their own (not
