@@ -2,7 +2,9 @@
 //! from message to message, and the visible time window zoomed around it.
 
 use crate::app::Scope;
-use crate::data::default_layout::{FieldStats, choose_default_layout, constant_fields_layout};
+use crate::data::default_layout::{
+    FieldStats, TopicCandidate, choose_default_layout, constant_fields_layout, in_order_of_interest,
+};
 use crate::data::layout::SignalRef;
 use crate::data::log_lines::looks_like_text;
 use crate::ui::side_panel::RightPanel;
@@ -25,13 +27,22 @@ impl Scope {
         let Some(rec) = &self.recording else {
             return;
         };
-        let topics: Vec<(String, Vec<FieldStats>)> = rec
+        let candidates: Vec<TopicCandidate> = rec
             .summary()
             .topics
             .iter()
             .enumerate()
-            .filter_map(|(i, t)| Some((t.topic.clone(), FieldStats::of_topic(rec.data(i)?))))
+            .filter_map(|(i, t)| {
+                let data = rec.data(i)?;
+                Some(TopicCandidate {
+                    topic: t.topic.clone(),
+                    message_count: data.times_ns.len() as u64,
+                    text_like: looks_like_text(t),
+                    fields: FieldStats::of_topic(data),
+                })
+            })
             .collect();
+        let topics = in_order_of_interest(candidates);
         let mut layout = choose_default_layout(&topics);
         if layout.plots.is_empty() {
             // Nothing numeric varies: a recording of text is read in the log view; anything

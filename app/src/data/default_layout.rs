@@ -193,7 +193,28 @@ impl Group<'_> {
     }
 }
 
-/// The default layout for topics given as `(name, field stats)`, in the recording's order:
+/// A topic as the default layout weighs it.
+#[derive(Debug, Clone)]
+pub struct TopicCandidate {
+    /// Its name.
+    pub topic: String,
+    /// Its messages.
+    pub message_count: u64,
+    /// True for a log, string or diagnostic topic: its numbers are codes and levels.
+    pub text_like: bool,
+    /// Its fields.
+    pub fields: Vec<FieldStats>,
+}
+
+/// The topics in the order the default layout takes them: measurements before text-like
+/// topics, then the busiest first (a 100 Hz IMU before a 1 Hz battery); ties keep the
+/// recording's order.
+pub fn in_order_of_interest(mut topics: Vec<TopicCandidate>) -> Vec<(String, Vec<FieldStats>)> {
+    topics.sort_by_key(|t| (t.text_like, std::cmp::Reverse(t.message_count)));
+    topics.into_iter().map(|t| (t.topic, t.fields)).collect()
+}
+
+/// The default layout for topics given as `(name, field stats)`, in the order given:
 /// each topic's informative fields grouped by unit and scale, then one group per topic in
 /// turn (measurements before discrete states) until [`MAX_PLOTS`] plots. Empty when nothing
 /// varies (see [`constant_fields_layout`]).
@@ -419,6 +440,26 @@ mod tests {
             paths(&layout),
             vec![vec!["t/a".to_owned()], vec!["t/b".to_owned()]]
         );
+    }
+
+    #[test]
+    fn busy_measurements_come_before_slow_ones_and_text_topics_last() {
+        let n = 100;
+        let candidate = |topic: &str, message_count, text_like| TopicCandidate {
+            topic: topic.into(),
+            message_count,
+            text_like,
+            fields: stats(&[column("valueV", LeafKind::Float, &wave(n, 1.0, 1.0))]),
+        };
+        let ordered = in_order_of_interest(vec![
+            candidate("battery", 10, false),
+            candidate("diagnostics", 500, true),
+            candidate("imu", 1000, false),
+            candidate("engine", 500, false),
+            candidate("wheels", 500, false),
+        ]);
+        let names: Vec<&str> = ordered.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(names, ["imu", "engine", "wheels", "battery", "diagnostics"]);
     }
 
     #[test]
