@@ -150,7 +150,7 @@ fn raw_ui(ui: &mut egui::Ui, raw: &RawBytes, log_time_ns: u64, t0_ns: u64) {
 }
 
 /// Bytes per row of a hex dump: eight fit the side panel at its default width.
-const HEX_ROW: usize = 8;
+pub const HEX_ROW: usize = 8;
 
 /// `bytes` as a hex dump: offset, [`HEX_ROW`] bytes in hex, and the same bytes as ASCII (`.`
 /// for the rest).
