@@ -21,14 +21,18 @@ use crate::app::screenshot::ScreenshotJob;
 use crate::app::view::Zoom;
 use crate::data::inspector::Inspector;
 use crate::data::layout::{Layout, Persisted};
+use crate::data::log_lines::LogLines;
 use crate::error::Error;
 use crate::live::LiveOptions;
 use crate::recording::Recording;
 use crate::ui::action::Action;
 use crate::ui::connect_dialog::{ConnectForm, connect_dialog_ui};
 use crate::ui::error_bar::error_bar_ui;
+use crate::ui::help::help_ui;
 use crate::ui::input::input_actions;
+use crate::ui::log_view::LogView;
 use crate::ui::menu::{MenuState, menu_bar_ui};
+use crate::ui::path_entry::{PathEntry, path_entry_ui};
 use crate::ui::plots::{PlotView, plot_stack_ui};
 use crate::ui::side_panel::{RightPanel, side_panel_ui};
 use crate::ui::status_bar::status_bar_ui;
@@ -73,7 +77,12 @@ pub struct Scope {
     /// The panel on the right.
     pub right: RightPanel,
     screenshot: Option<ScreenshotJob>,
+    /// The next recording gets the default layout unless the saved one applies to it.
     default_layout: bool,
+    /// The layout has been fitted to the open recording (see `settle_layout`).
+    layout_settled: bool,
+    /// The plots are to show the open recording's whole range once drawn.
+    reset_view: bool,
     /// Live view follows the newest data (off: paused, free to scrub).
     pub follow: bool,
     /// The window following asked the plots for this frame (`None`: not following at the
@@ -82,6 +91,12 @@ pub struct Scope {
     /// File > Connect.
     pub connect_form: ConnectForm,
     save: Option<SaveJob>,
+    /// The log view's topic, filter and lines.
+    pub log_view: LogView,
+    /// The help overlay (every control) is shown.
+    pub help_open: bool,
+    /// Where a path is typed when the file dialog gave none back.
+    pub path_entry: Option<PathEntry>,
     /// The last thing that finished (e.g. a save), shown in the status bar.
     pub notice: Option<String>,
 }
@@ -116,10 +131,15 @@ impl Scope {
             right: RightPanel::Health,
             screenshot: None,
             default_layout: false,
+            layout_settled: false,
+            reset_view: false,
             follow: true,
             follow_range: None,
             connect_form: ConnectForm::default(),
             save: None,
+            path_entry: None,
+            help_open: false,
+            log_view: LogView::default(),
             notice: None,
         }
     }
@@ -127,6 +147,13 @@ impl Scope {
     /// Opens `path` (read off the UI thread, starting with the next `logic`).
     pub fn open(&mut self, path: PathBuf) {
         self.commands.push(Command::Open(path));
+    }
+
+    /// Opens `path` as `scope PATH` does: with the default layout unless the saved layout
+    /// applies to it.
+    pub fn open_with_default_layout(&mut self, path: PathBuf) {
+        self.default_layout = true;
+        self.open(path);
     }
 
     /// Starts the live demo: a simulated vehicle on an in-process zenoh session.
@@ -149,6 +176,10 @@ impl Scope {
     /// Saves the live capture into the bag directory the injected dialog picks.
     pub fn save_recording(&mut self) {
         if self.is_saving() {
+            return;
+        }
+        if !self.is_live() {
+            self.error = Some(Error::NothingCaptured);
             return;
         }
         match SaveJob::pick(&self.pick) {
@@ -224,6 +255,7 @@ impl Scope {
         self.recording = None;
         self.inspector = None;
         self.view.clear();
+        self.log_view.clear();
         self.playback = Playback::default();
     }
 
@@ -252,9 +284,11 @@ impl Scope {
         self.poll_save();
         self.take_opened(&repaint);
         self.poll_recording(ctx);
+        self.reset_view_once_plotted();
         if let Some(inspector) = &mut self.inspector {
             inspector.poll();
         }
+        self.poll_log(ctx);
         self.follow_newest(ctx);
         self.play(ctx);
     }
@@ -264,7 +298,7 @@ impl Scope {
         let ctx = ui.ctx().clone();
         // Keys act before anything is drawn, so a zoom shows in this very frame.
         let keys = input_actions(&ctx, self.is_live(), self.recording.is_some());
-        self.apply(keys);
+        self.apply(&ctx, keys);
         let mut actions = Vec::new();
         let menu = MenuState {
             recording: self.recording.as_ref(),
@@ -279,6 +313,11 @@ impl Scope {
         if let Some(options) = connect_dialog_ui(&ctx, &mut self.connect_form) {
             actions.push(Action::Connect(options));
         }
+        help_ui(&ctx, &mut self.help_open);
+        if let Some(entry) = &mut self.path_entry {
+            let kind = entry.kind;
+            actions.extend(path_entry_ui(&ctx, entry).into_action(kind));
+        }
         self.status_bar_ui(ui);
         if self.recording.is_some() {
             self.recording_ui(ui, &mut actions);
@@ -286,7 +325,7 @@ impl Scope {
             let opening = self.is_opening();
             egui::CentralPanel::default().show(ui, |ui| welcome_ui(ui, opening));
         }
-        self.apply(actions);
+        self.apply(&ctx, actions);
         self.stop_following_on_user_move(&ctx);
         self.screenshot_after_frame(&ctx);
     }
@@ -313,6 +352,7 @@ impl Scope {
             inspector,
             persisted,
             focused_plot,
+            log_view,
             ..
         } = self
         else {
@@ -346,6 +386,7 @@ impl Scope {
                     right,
                     inspector,
                     &persisted.layout,
+                    log_view,
                     playhead_ns,
                 ));
             });
@@ -363,10 +404,28 @@ impl Scope {
     }
 
     /// Does what the user asked for, in order.
-    fn apply(&mut self, actions: Vec<Action>) {
+    fn apply(&mut self, ctx: &egui::Context, actions: Vec<Action>) {
         for action in actions {
             match action {
-                Action::Open(path) => self.open(path),
+                Action::Open(path) => {
+                    self.path_entry = None;
+                    self.open(path);
+                }
+                Action::ShowPathEntry => {
+                    self.path_entry = Some(PathEntry::new(
+                        PickKind::Folder,
+                        "The path of a bag directory, a rosbag2 directory or an .mcap file:",
+                    ));
+                }
+                Action::ClosePathEntry => self.path_entry = None,
+                Action::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+                Action::ToggleHelp => self.help_open = !self.help_open,
+                Action::Escape if self.help_open => self.help_open = false,
+                Action::Escape => self.focused_plot = None,
+                Action::SaveRecordingTo(dir) => {
+                    self.path_entry = None;
+                    self.save_recording_to(dir);
+                }
                 Action::PickFile => self.pick(PickKind::File),
                 Action::PickFolder => self.pick(PickKind::Folder),
                 Action::ShowConnectDialog => self.connect_form.open = true,
@@ -407,6 +466,19 @@ impl Scope {
                         self.focused_plot = None;
                     }
                 }
+                Action::ShowLog(topic) => {
+                    if let Some(rec) = &self.recording
+                        && let Some(info) = rec.summary().topics.get(topic)
+                    {
+                        let repaint = ctx.clone();
+                        self.log_view.lines = Some(LogLines::start(
+                            Arc::clone(&rec.source),
+                            topic,
+                            info.clone(),
+                            Arc::new(move || repaint.request_repaint()),
+                        ));
+                    }
+                }
                 Action::Inspect { topic, t_ns } => {
                     if let (Some(inspector), Some(info)) = (
                         &mut self.inspector,
@@ -428,7 +500,10 @@ impl Scope {
         };
         match job.poll() {
             SaveState::Running => {}
-            SaveState::Cancelled => self.save = None,
+            SaveState::NothingPicked => {
+                self.save = None;
+                self.path_entry = Some(PathEntry::after_empty_dialog(PickKind::SaveBag));
+            }
             SaveState::Picked(dir) => {
                 self.save = None;
                 self.save_recording_to(dir);
@@ -460,21 +535,39 @@ impl Scope {
         if let Some(e) = rec.take_failure() {
             self.error = Some(e);
         }
-        let wants_layout = self.default_layout && self.persisted.layout.plots.is_empty();
-        if just_loaded && wants_layout {
-            self.apply_default_layout();
+        if just_loaded && !self.layout_settled {
+            self.settle_layout();
         }
         let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_some()) else {
             return;
         };
-        // A live capture's default layout waits for data on a few topics.
+        // A live capture's layout waits for data on a few topics.
         let with_data = (0..rec.topics.len())
             .filter(|&i| rec.data(i).is_some_and(|d| !d.times_ns.is_empty()))
             .count();
-        if wants_layout && self.persisted.layout.plots.is_empty() && with_data >= 3 {
-            self.apply_default_layout();
-            self.default_layout = false;
+        if !self.layout_settled && with_data >= 3 {
+            self.settle_layout();
         }
+    }
+
+    /// Part of `logic`: takes in the log view's lines; of a live capture, reads the newer
+    /// ones every so often.
+    fn poll_log(&mut self, ctx: &egui::Context) {
+        let Some(mut lines) = self.log_view.lines.take() else {
+            return;
+        };
+        lines.poll();
+        if let Some(rec) = self.recording.as_ref().filter(|r| r.capture().is_some())
+            && let Some(info) = rec.summary().topics.get(lines.topic)
+        {
+            let repaint = ctx.clone();
+            lines = lines.read_newer(
+                Arc::clone(&rec.source),
+                info.clone(),
+                Arc::new(move || repaint.request_repaint()),
+            );
+        }
+        self.log_view.lines = Some(lines);
     }
 
     /// Part of `logic`: moves the playhead of a recording being played back. Not while the

@@ -7,10 +7,12 @@
 //! live capture ([`crate::live`]) and the UI ([`crate::ui`]) sit on top of it.
 
 pub mod column_builder;
+pub mod default_layout;
 pub mod envelope;
 pub mod inspector;
 pub mod layout;
 pub mod loader;
+pub mod log_lines;
 pub mod series;
 pub mod source;
 pub mod topic_data;

@@ -108,6 +108,22 @@ pub enum Error {
     /// The built-in demo recording could not be written (the demo says why in words).
     #[error("{0}")]
     Demo(String),
+    /// A worker thread (the file dialog, opening a recording) panicked; the panic message is
+    /// on stderr.
+    #[error("the {name} thread failed (it panicked) without giving an answer")]
+    JobPanicked {
+        /// Which worker.
+        name: &'static str,
+    },
+    /// The file dialog's thread ended without an answer.
+    #[error("the file dialog failed without giving an answer")]
+    DialogFailed,
+    /// The thread writing a Save Recording ended without a result.
+    #[error("saving to {}: the writer stopped without a result", dir.display())]
+    SaveThreadFailed {
+        /// The bag directory being written.
+        dir: PathBuf,
+    },
     /// `--screenshot-to` waited too long for the recording to load.
     #[error("gave up waiting for the recording to load")]
     LoadTimeout,

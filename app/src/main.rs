@@ -35,7 +35,7 @@ fn main() -> ExitCode {
                 app.persisted = scope::app::restore(cc.storage);
             }
             match (args.path, args.live) {
-                (Some(p), _) => app.open(p),
+                (Some(p), _) => app.open_with_default_layout(p),
                 (None, Some(live)) => app.start_live(live),
                 (None, None) if args.demo_recording => app.open_demo_recording(),
                 (None, None) => app.open_demo(),

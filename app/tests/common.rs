@@ -62,6 +62,31 @@ pub fn add_registry_channel(w: &mut BagWriter, topic: &str, name: &str) -> Chann
     ))
 }
 
+/// Writes a bag with an engine topic (50 Hz) and an IMU topic (100 Hz) for `secs` seconds,
+/// in one part, with nothing lost.
+pub fn write_plain_bag(dir: &Path, secs: f64) -> PathBuf {
+    let path = dir.join("drive");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let engine = add_registry_channel(&mut w, "car/engine", "EngineRpm");
+    let imu = add_registry_channel(&mut w, "car/imu", "Imu");
+    let mut seq = 0u64;
+    while (seq as f64) * 0.01 < secs {
+        let t = seq as f64 * 0.01;
+        let log = T0 + seq * 10_000_000;
+        if seq.is_multiple_of(2) {
+            let bytes = schemas::sample::encode("EngineRpm", t, seq / 2).expect("encode");
+            w.write(engine, log, Some(log - 1_000_000), &bytes)
+                .expect("write");
+        }
+        let bytes = schemas::sample::encode("Imu", t, seq).expect("encode");
+        w.write(imu, log + 1, Some(log - 2_000_000), &bytes)
+            .expect("write");
+        seq += 1;
+    }
+    w.close().expect("close");
+    path
+}
+
 /// The `.mcap` parts of a bag directory, in name order.
 pub fn parts_of(bag: &Path) -> Vec<PathBuf> {
     let mut parts: Vec<PathBuf> = std::fs::read_dir(bag)
@@ -80,16 +105,7 @@ pub fn dialog_returning(path: PathBuf) -> PickPath {
 
 /// The app in a 1280 x 800 harness, each frame running `logic` then `ui` as eframe does.
 pub fn harness(scope: Scope) -> Harness<'static, Scope> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_ui_state(
-            // As eframe runs a frame: the app's logic, then its ui.
-            |ui, scope: &mut Scope| {
-                scope.logic(ui.ctx());
-                scope.ui(ui);
-            },
-            scope,
-        )
+    harness_sized(scope, egui::vec2(1280.0, 800.0))
 }
 
 /// Steps frames until `done` holds (background threads deliver between frames).
@@ -121,4 +137,54 @@ pub fn open_with_dialog(path: PathBuf) -> Harness<'static, Scope> {
     h.run_steps(2);
     step_until(&mut h, "the recording to load", loaded);
     h
+}
+
+/// A harness of `size`, each frame running `logic` then `ui` as eframe does.
+pub fn harness_sized(scope: Scope, size: egui::Vec2) -> Harness<'static, Scope> {
+    Harness::builder().with_size(size).build_ui_state(
+        |ui, scope: &mut Scope| {
+            scope.logic(ui.ctx());
+            scope.ui(ui);
+        },
+        scope,
+    )
+}
+
+/// A topic whose schema is garbage, a topic with valid schema but garbage messages, an engine
+/// topic, and a DiagnosticLog topic with a message every 100 ms.
+pub fn mixed_bag(dir: &Path) -> PathBuf {
+    let path = dir.join("mixed");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let engine_info = schemas::by_name("EngineRpm").expect("registered");
+    let log_info = schemas::by_name("DiagnosticLog").expect("registered");
+    let bad_schema = w.add_channel(ChannelSpec::capnp(
+        "bad/schema",
+        "redline/BadSchema",
+        "BadSchema",
+        b"this is not a capnp descriptor".to_vec(),
+    ));
+    let bad_bytes = w.add_channel(ChannelSpec::capnp(
+        "bad/bytes",
+        engine_info.registry_name,
+        engine_info.capnp_name,
+        engine_info.descriptor,
+    ));
+    let log = w.add_channel(ChannelSpec::capnp(
+        "car/log",
+        log_info.registry_name,
+        log_info.capnp_name,
+        log_info.descriptor,
+    ));
+    for seq in 0..20u64 {
+        let t = T0 + seq * 100_000_000;
+        w.write(bad_schema, t, None, b"\x01\x02\x03ABCDEF")
+            .expect("write");
+        w.write(bad_bytes, t + 1, None, b"\xffnot capnp at all")
+            .expect("write");
+        let bytes =
+            schemas::sample::encode("DiagnosticLog", seq as f64 * 0.1, seq).expect("encode");
+        w.write(log, t + 2, None, &bytes).expect("write");
+    }
+    w.close().expect("close");
+    path
 }

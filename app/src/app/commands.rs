@@ -11,6 +11,7 @@ use crate::app::open::{
 use crate::data::inspector::Inspector;
 use crate::live::{LiveCapture, LiveOptions};
 use crate::recording::Recording;
+use crate::ui::path_entry::PathEntry;
 
 /// Something to open, queued until the next `logic`.
 #[derive(Debug)]
@@ -60,6 +61,7 @@ impl Scope {
         self.follow = true;
         self.error = None;
         self.focused_plot = None;
+        self.layout_settled = false;
     }
 
     /// Takes in what the opening jobs report: a source to load, an error, or nothing chosen.
@@ -67,7 +69,9 @@ impl Scope {
         while let Ok(event) = self.open_rx.try_recv() {
             self.opening = self.opening.saturating_sub(1);
             match event {
-                OpenEvent::Cancelled => {}
+                OpenEvent::NothingPicked(kind) => {
+                    self.path_entry = Some(PathEntry::after_empty_dialog(kind));
+                }
                 OpenEvent::Failed(e) => self.error = Some(e),
                 OpenEvent::Opened { source, demo } => {
                     self.close();
@@ -80,6 +84,8 @@ impl Scope {
                     self.recording = Some(Recording::start(source, Arc::clone(repaint)));
                     self.error = None;
                     self.focused_plot = None;
+                    self.layout_settled = false;
+                    self.reset_view = true;
                 }
             }
         }

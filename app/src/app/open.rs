@@ -9,19 +9,12 @@ use crossbeam_channel::Sender;
 use crate::data::source::{DataSource, RecordingSource};
 use crate::error::Error;
 
-/// What the user asked the dialog for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PickKind {
-    /// A single `.mcap` file.
-    File,
-    /// A bag or rosbag2 directory.
-    Folder,
-    /// A new bag directory to save the live capture into.
-    SaveBag,
-}
+pub use crate::ui::path_entry::PickKind;
 
 /// Shows a file dialog and returns the chosen path. Called on a worker thread, so it may
-/// block; tests inject one that returns a fixed path.
+/// block; tests inject one that returns a fixed path. `None` when no path came back: the
+/// dialog was closed, or none could be shown (rfd cannot tell these apart), and the app then
+/// offers its own path entry.
 pub type PickPath = Arc<dyn Fn(PickKind) -> Option<PathBuf> + Send + Sync>;
 
 /// The native dialog, through rfd's xdg portal backend.
@@ -42,8 +35,8 @@ pub fn native_dialog() -> PickPath {
 /// What an opening job reports.
 #[derive(Debug)]
 pub enum OpenEvent {
-    /// The dialog was closed without a choice.
-    Cancelled,
+    /// The dialog gave no path back (closed, or no dialog could be shown).
+    NothingPicked(PickKind),
     /// A source is open (summaries read).
     Opened {
         /// The source.
@@ -71,8 +64,12 @@ fn spawn(
     std::thread::Builder::new()
         .name(name.to_owned())
         .spawn(move || {
+            // A job that panics (a dialog library without a display, say) must still answer,
+            // or the app would show "Opening..." forever.
+            let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+                .unwrap_or_else(|_| OpenEvent::Failed(Error::JobPanicked { name }));
             // The app may have gone away meanwhile: then nobody is waiting.
-            tx.send(job()).ok();
+            tx.send(event).ok();
             repaint();
         })
         .map(drop)
@@ -107,7 +104,7 @@ pub fn pick_in_background(
 ) -> Result<(), Error> {
     spawn("scope-dialog", tx, repaint, move || match pick(kind) {
         Some(path) => open_path(path, false),
-        None => OpenEvent::Cancelled,
+        None => OpenEvent::NothingPicked(kind),
     })
 }
 

@@ -34,8 +34,8 @@ pub enum SaveJob {
 pub enum SaveState {
     /// Still running.
     Running,
-    /// The dialog was closed without a choice.
-    Cancelled,
+    /// The dialog gave no path back (closed, or no dialog could be shown).
+    NothingPicked,
     /// The dialog chose this bag directory: write it.
     Picked(PathBuf),
     /// Written; the sentence for the status bar.
@@ -100,13 +100,18 @@ impl SaveJob {
         match self {
             SaveJob::Picking(choice) => match choice.try_recv() {
                 Ok(Some(dir)) => SaveState::Picked(dir),
-                Ok(None) | Err(TryRecvError::Disconnected) => SaveState::Cancelled,
+                Ok(None) => SaveState::NothingPicked,
+                // The dialog's thread ended without answering: it panicked.
+                Err(TryRecvError::Disconnected) => SaveState::Failed(Error::DialogFailed),
                 Err(TryRecvError::Empty) => SaveState::Running,
             },
             SaveJob::Writing { path, result, .. } => match result.try_recv() {
                 Ok(Ok(summary)) => SaveState::Saved(saved_notice(&summary, path)),
                 Ok(Err(e)) => SaveState::Failed(e),
-                Err(_) => SaveState::Running,
+                Err(TryRecvError::Empty) => SaveState::Running,
+                Err(TryRecvError::Disconnected) => {
+                    SaveState::Failed(Error::SaveThreadFailed { dir: path.clone() })
+                }
             },
         }
     }

@@ -1,10 +1,13 @@
 //! What the plots show: the layout (the default one, a signal added), the playhead stepped
 //! from message to message, and the visible time window zoomed around it.
 
-use decode::LeafKind;
-
 use crate::app::Scope;
-use crate::data::layout::{Layout, PlotSpec, SignalRef};
+use crate::data::default_layout::{
+    FieldStats, TopicCandidate, choose_default_layout, constant_fields_layout, in_order_of_interest,
+};
+use crate::data::layout::SignalRef;
+use crate::data::log_lines::looks_like_text;
+use crate::ui::side_panel::RightPanel;
 use crate::ui::timeline::Step;
 
 /// How a key changes the visible time window.
@@ -19,59 +22,91 @@ pub(super) enum Zoom {
 }
 
 impl Scope {
-    /// Plots the first float fields of the first topics (outside headers).
+    /// Lays out the default plots for what is loaded (see [`choose_default_layout`]).
     pub fn apply_default_layout(&mut self) {
         let Some(rec) = &self.recording else {
             return;
         };
-        let mut layout = Layout::default();
-        for (i, topic) in rec.summary().topics.iter().enumerate() {
-            if layout.plots.len() >= 4 {
-                break;
-            }
-            let Some(data) = rec.data(i) else {
-                continue;
-            };
-            let signals: Vec<SignalRef> = data
-                .fields
-                .iter()
-                .filter(|f| f.kind == LeafKind::Float && !f.path.starts_with("header"))
-                .take(2)
-                .map(|f| SignalRef {
-                    topic: topic.topic.clone(),
-                    path: f.path.clone(),
+        let candidates: Vec<TopicCandidate> = rec
+            .summary()
+            .topics
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let data = rec.data(i)?;
+                Some(TopicCandidate {
+                    topic: t.topic.clone(),
+                    message_count: data.times_ns.len() as u64,
+                    text_like: looks_like_text(t),
+                    fields: FieldStats::of_topic(data),
                 })
-                .collect();
-            if !signals.is_empty() {
-                layout.plots.push(PlotSpec { signals });
-            }
-        }
+            })
+            .collect();
+        let topics = in_order_of_interest(candidates);
+        let mut layout = choose_default_layout(&topics);
         if layout.plots.is_empty() {
-            // Nothing float: take any numeric leaf.
-            for (i, topic) in rec.summary().topics.iter().enumerate() {
-                if let Some(f) = rec.data(i).and_then(|d| d.fields.first()) {
-                    layout.add(
-                        None,
-                        SignalRef {
-                            topic: topic.topic.clone(),
-                            path: f.path.clone(),
-                        },
-                    );
-                }
-                if layout.plots.len() >= 4 {
-                    break;
-                }
+            // Nothing numeric varies: a recording of text is read in the log view; anything
+            // else shows its constants rather than an empty plot area.
+            if rec.summary().topics.iter().any(looks_like_text) {
+                self.right = RightPanel::Log;
+            } else {
+                layout = constant_fields_layout(&topics);
             }
         }
         self.persisted.layout = layout;
+        self.focused_plot = None;
+        self.reset_view = true;
     }
 
-    /// Adds a signal to the focused plot (a new plot when none is focused).
+    /// Once a recording is loaded (a live capture: once a few topics have data): keeps what
+    /// of the layout applies to it, and chooses the default layout when nothing does and the
+    /// layout was not empty by the user's choice (it held plots for another recording, or a
+    /// default layout was asked for: `scope PATH`, the demos, a screenshot).
+    pub(super) fn settle_layout(&mut self) {
+        let Some(rec) = &self.recording else {
+            return;
+        };
+        let had_plots = !self.persisted.layout.plots.is_empty();
+        self.persisted.layout.retain_present(|s| {
+            rec.topic_index(&s.topic)
+                .and_then(|i| rec.data(i))
+                .is_some_and(|d| d.field(&s.path).is_some())
+        });
+        if self.persisted.layout.plots.is_empty() && (had_plots || self.default_layout) {
+            self.apply_default_layout();
+        }
+        self.default_layout = false;
+        self.layout_settled = true;
+        if self.focused_plot >= Some(self.persisted.layout.plots.len()) {
+            self.focused_plot = None;
+        }
+        self.reset_view = true;
+    }
+
+    /// Part of `logic`: a recording just opened shows its whole time range, whatever the
+    /// plots showed before (their windows live in egui's memory, by plot id). Waits for a
+    /// frame with plots, since only a drawn plot takes a new window.
+    pub(super) fn reset_view_once_plotted(&mut self) {
+        if !self.reset_view || self.persisted.layout.plots.is_empty() || self.is_live() {
+            return;
+        }
+        let Some(rec) = &self.recording else {
+            return;
+        };
+        let span_s = (rec.t1_ns().saturating_sub(rec.t0_ns())) as f64 / 1e9;
+        self.view.pending_x_range_s = Some((0.0, span_s.max(1e-3)));
+        self.reset_view = false;
+    }
+
+    /// The time window the plots showed in the last frame, s since the recording's start.
+    pub fn visible_range_s(&self) -> Option<(f64, f64)> {
+        self.view.x_range_s
+    }
+
+    /// Adds a signal to the focused plot, or to a new plot when none is focused; the new
+    /// plot is focused then, so the next click adds beside it.
     pub fn add_signal(&mut self, signal: SignalRef) {
-        let target = self
-            .focused_plot
-            .or_else(|| self.persisted.layout.plots.len().checked_sub(1));
-        self.persisted.layout.add(target, signal);
+        self.persisted.layout.add(self.focused_plot, signal);
         if self.focused_plot.is_none() {
             self.focused_plot = self.persisted.layout.plots.len().checked_sub(1);
         }

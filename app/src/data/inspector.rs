@@ -12,6 +12,28 @@ use crate::data::column_builder::compile_plan;
 use crate::data::source::{DataSource, TimeWindow, TopicInfo};
 use crate::error::Error;
 
+/// Bytes of an undecodable message kept for the raw view (the length is always known).
+pub const RAW_KEPT_MAX: usize = 4096;
+
+/// A message's bytes as read, for the raw view of a message that does not decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawBytes {
+    /// The first [`RAW_KEPT_MAX`] bytes.
+    pub head: Vec<u8>,
+    /// The message's whole length.
+    pub len: usize,
+}
+
+impl RawBytes {
+    /// Keeps the head of `data`.
+    pub fn of(data: &[u8]) -> Self {
+        Self {
+            head: data.get(..RAW_KEPT_MAX).unwrap_or(data).to_vec(),
+            len: data.len(),
+        }
+    }
+}
+
 /// A decoded message.
 #[derive(Debug, Clone)]
 pub struct Inspected {
@@ -21,6 +43,8 @@ pub struct Inspected {
     pub log_time_ns: u64,
     /// The tree, or why there is none.
     pub value: Result<Value, Arc<Error>>,
+    /// The message's bytes when it did not decode (`None` when it did, or none was read).
+    pub raw: Option<RawBytes>,
 }
 
 /// The inspector's state and its worker.
@@ -61,7 +85,8 @@ impl Inspector {
                     let plan = plans
                         .entry(topic)
                         .or_insert_with(|| compile_plan(&info).map_err(Arc::new));
-                    let mut found: Option<(u64, Result<Value, Arc<Error>>)> = None;
+                    type Found = (u64, Result<Value, Arc<Error>>, Option<RawBytes>);
+                    let mut found: Option<Found> = None;
                     let streamed =
                         source.stream(&[topic], TimeWindow::starting_at(t_ns), &never, &mut |m| {
                             let value = match plan {
@@ -70,24 +95,28 @@ impl Inspector {
                                     .map_err(|e| Arc::new(Error::Decode(e))),
                                 Err(e) => Err(Arc::clone(e)),
                             };
-                            found = Some((m.log_time_ns, value));
+                            let raw = value.is_err().then(|| RawBytes::of(m.data));
+                            found = Some((m.log_time_ns, value, raw));
                             false
                         });
                     let result = match (found, streamed) {
-                        (Some((t, value)), _) => Inspected {
+                        (Some((t, value, raw)), _) => Inspected {
                             topic,
                             log_time_ns: t,
                             value,
+                            raw,
                         },
                         (None, Err(e)) => Inspected {
                             topic,
                             log_time_ns: t_ns,
                             value: Err(Arc::new(e)),
+                            raw: None,
                         },
                         (None, Ok(_)) => Inspected {
                             topic,
                             log_time_ns: t_ns,
                             value: Err(Arc::new(Error::NoMessage)),
+                            raw: None,
                         },
                     };
                     if res_tx.send(result).is_err() {

@@ -50,6 +50,17 @@ impl Layout {
         }
     }
 
+    /// Keeps only the signals `present` accepts, and the plots left with any; returns how many
+    /// signals were dropped. A layout saved for another recording keeps what still applies.
+    pub fn retain_present(&mut self, present: impl Fn(&SignalRef) -> bool) -> usize {
+        let before = self.signals().count();
+        for plot in &mut self.plots {
+            plot.signals.retain(&present);
+        }
+        self.plots.retain(|p| !p.signals.is_empty());
+        before - self.signals().count()
+    }
+
     /// Every signal in the layout.
     pub fn signals(&self) -> impl Iterator<Item = &SignalRef> {
         self.plots.iter().flat_map(|p| p.signals.iter())
@@ -63,4 +74,32 @@ pub struct Persisted {
     pub recent: Vec<String>,
     /// The plot layout.
     pub layout: Layout,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signal(topic: &str, path: &str) -> SignalRef {
+        SignalRef {
+            topic: topic.into(),
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn only_present_signals_and_the_plots_holding_them_are_kept() {
+        let mut layout = Layout::default();
+        layout.add(None, signal("a", "x"));
+        layout.add(Some(0), signal("gone", "y"));
+        layout.add(None, signal("gone", "z"));
+        let dropped = layout.retain_present(|s| s.topic != "gone");
+        assert_eq!(dropped, 2);
+        assert_eq!(
+            layout.plots,
+            vec![PlotSpec {
+                signals: vec![signal("a", "x")]
+            }]
+        );
+    }
 }

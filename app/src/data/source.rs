@@ -81,8 +81,8 @@ pub struct MessageView<'a> {
     pub topic: usize,
     /// Log time, ns.
     pub log_time_ns: u64,
-    /// Publish time, ns; `None` when the message came without one (a recording stores
-    /// those with their log time, so only a live capture can tell).
+    /// Publish time, ns; `None` when unknown: the message came without one, or the format
+    /// has none (see [`known_publish_time`]).
     pub publish_time_ns: Option<u64>,
     /// Payload.
     pub data: &'a [u8],
@@ -139,6 +139,14 @@ pub trait DataSource: Send + Sync {
         let _ = wanted;
         vec![TimeWindow::ALL]
     }
+}
+
+/// The publish time of a message as the app uses it: `None` when unknown. MCAP writes 0 when
+/// a format has no publish time, and our writer (like rosbag2's recorder) stores the log time
+/// for a message that arrived without one, so a publish time equal to the log time says
+/// nothing about latency either.
+pub fn known_publish_time(log_time_ns: u64, publish_time_ns: u64) -> Option<u64> {
+    (publish_time_ns != 0 && publish_time_ns != log_time_ns).then_some(publish_time_ns)
 }
 
 /// A recording on disk, read with [`BagReader`].
@@ -298,7 +306,7 @@ impl DataSource for RecordingSource {
             let keep_going = on_message(MessageView {
                 topic: index,
                 log_time_ns: m.log_time_ns,
-                publish_time_ns: Some(m.publish_time_ns),
+                publish_time_ns: known_publish_time(m.log_time_ns, m.publish_time_ns),
                 data: m.data,
                 from_torn_part: self.torn_parts.get(m.part).copied().unwrap_or(false),
             });
@@ -376,6 +384,15 @@ impl DataSource for RecordingSource {
 mod tests {
     use super::*;
     use bag::{BagWriter, ChannelSpec, WriteOptions};
+
+    #[test]
+    fn a_publish_time_of_zero_or_equal_to_the_log_time_is_unknown() {
+        assert_eq!(known_publish_time(1_000, 0), None);
+        assert_eq!(known_publish_time(1_000, 1_000), None);
+        assert_eq!(known_publish_time(1_000, 990), Some(990));
+        // A publisher whose clock runs ahead still has a publish time.
+        assert_eq!(known_publish_time(1_000, 1_010), Some(1_010));
+    }
 
     /// Two parts of 2,000 IMU messages each, in chunks of about 16 KiB.
     fn small_chunked_bag(dir: &Path) -> PathBuf {

@@ -23,6 +23,18 @@ pub enum Action {
     Connect(LiveOptions),
     /// File > Save Recording: save the live capture.
     SaveRecording,
+    /// The path entry's Save: save the live capture into this new bag directory.
+    SaveRecordingTo(PathBuf),
+    /// File > Open Path: type the path of a recording.
+    ShowPathEntry,
+    /// The path entry's Cancel.
+    ClosePathEntry,
+    /// File > Quit, or Ctrl+Q.
+    Quit,
+    /// Help > Controls, F1 or `?`: show or hide the list of every control.
+    ToggleHelp,
+    /// Escape: close the help, or else unfocus the focused plot.
+    Escape,
     /// File > Live Demo.
     LiveDemo,
     /// File > Demo Recording.
@@ -49,7 +61,7 @@ pub enum Action {
     ZoomIn,
     /// `-`: double the visible window around the playhead.
     ZoomOut,
-    /// A field clicked in the tree: add it to the focused plot.
+    /// A field clicked in the tree: add it to the focused plot (a new plot when none is).
     AddSignal(SignalRef),
     /// A click in a plot: move the playhead here (ns).
     Seek(u64),
@@ -71,6 +83,8 @@ pub enum Action {
     },
     /// Remove a plot.
     RemovePlot(usize),
+    /// The log view shows topic `.0`: have a worker read its lines.
+    ShowLog(usize),
     /// The inspector shows `topic`'s message logged at `t_ns`: have its worker decode it.
     Inspect {
         /// Topic index.

@@ -2,7 +2,7 @@
 
 use egui::{Color32, RichText};
 
-use crate::data::topic_data::{GAP_PERIODS, Gap};
+use crate::data::topic_data::{GAP_PERIODS, Gap, Latency};
 use crate::recording::Recording;
 use crate::ui::format::format_relative;
 use crate::ui::theme;
@@ -95,6 +95,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 ui.add(egui::Label::new(RichText::new(&part.detail).small()).wrap());
             }
         }
+        torn_topics_ui(ui, recording);
         for note in &health.notes {
             ui.add(egui::Label::new(RichText::new(note).small().weak()).wrap());
         }
@@ -106,25 +107,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             }
         }
         ui.separator();
-        ui.label(RichText::new("Publish-to-log latency (ms)").strong())
-            .on_hover_text("log time - publish time; negative means the publisher's clock is ahead of the recorder's.");
-        egui::Grid::new("health-latency").striped(true).show(ui, |ui| {
-            ui.label("topic");
-            ui.label("p50");
-            ui.label("p99");
-            ui.label("max");
-            ui.end_row();
-            for (i, topic) in recording.summary().topics.iter().enumerate() {
-                let Some(lat) = recording.data(i).and_then(|d| d.latency) else {
-                    continue;
-                };
-                ui.label(&topic.topic);
-                ui.monospace(format!("{:.3}", lat.p50_ms));
-                ui.monospace(format!("{:.3}", lat.p99_ms));
-                ui.monospace(format!("{:.3}", lat.max_ms));
-                ui.end_row();
-            }
-        });
+        latency_ui(ui, recording);
         if let Some(t) = recording.load_time.filter(|_| recording.capture().is_none()) {
             ui.separator();
             ui.label(RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3)).small().weak());
@@ -171,3 +154,97 @@ fn gaps_ui(ui: &mut egui::Ui, recording: &Recording, warn: Color32) {
         ));
     }
 }
+
+/// Under the parts, when some are torn: which topics have messages recovered from them, and
+/// how many. What the cut record held is lost, and the recording does not say of which topics.
+fn torn_topics_ui(ui: &mut egui::Ui, recording: &Recording) {
+    let torn_parts = recording
+        .summary()
+        .health
+        .parts
+        .iter()
+        .filter(|p| p.state == "torn")
+        .count();
+    if torn_parts == 0 {
+        return;
+    }
+    let from = if torn_parts == 1 {
+        "the torn part"
+    } else {
+        "the torn parts"
+    };
+    ui.label(RichText::new(format!("Recovered from {from}:")).small());
+    for (i, topic) in recording.summary().topics.iter().enumerate() {
+        let Some(data) = recording.data(i).filter(|d| d.torn_messages > 0) else {
+            continue;
+        };
+        ui.label(
+            RichText::new(format!(
+                "  {}: {} messages",
+                topic.topic, data.torn_messages
+            ))
+            .small(),
+        );
+    }
+    ui.add(
+        egui::Label::new(
+            RichText::new(
+                "Messages in the record cut at the tear are lost; how many, and of which \
+                 topics, the recording does not say.",
+            )
+            .small()
+            .weak(),
+        )
+        .wrap(),
+    );
+}
+
+/// Publish-to-log latency of the topics whose messages carry a publish time of their own (not
+/// 0, not equal to the log time); the others are counted, never shown as 0.
+fn latency_ui(ui: &mut egui::Ui, recording: &Recording) {
+    let topics = &recording.summary().topics;
+    let rows: Vec<(&str, Latency)> = topics
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some((t.topic.as_str(), recording.data(i)?.latency?)))
+        .collect();
+    let without = topics.len() - rows.len();
+    if rows.is_empty() {
+        ui.label("Publish-to-log latency: unknown")
+            .on_hover_text(LATENCY_UNKNOWN);
+        return;
+    }
+    ui.label(RichText::new("Publish-to-log latency (ms)").strong())
+        .on_hover_text("log time - publish time; negative means the publisher's clock is ahead of the recorder's.");
+    egui::Grid::new("health-latency")
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("topic");
+            ui.label("p50");
+            ui.label("p99");
+            ui.label("max");
+            ui.end_row();
+            for (topic, lat) in rows {
+                ui.label(topic);
+                ui.monospace(format!("{:.3}", lat.p50_ms));
+                ui.monospace(format!("{:.3}", lat.p99_ms));
+                ui.monospace(format!("{:.3}", lat.max_ms));
+                ui.end_row();
+            }
+        });
+    if without > 0 {
+        let topics = if without == 1 { "topic" } else { "topics" };
+        ui.label(
+            RichText::new(format!(
+                "{without} {topics} without a publish time: not listed"
+            ))
+            .small()
+            .weak(),
+        )
+        .on_hover_text(LATENCY_UNKNOWN);
+    }
+}
+
+/// Why a topic has no latency.
+const LATENCY_UNKNOWN: &str = "No message carries a publish time of its own: the format has none \
+     (publish time 0), or the recorder stored the log time in its place.";

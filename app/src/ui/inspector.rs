@@ -3,8 +3,8 @@
 
 use decode::Value;
 
-use crate::data::inspector::Inspector;
-use crate::recording::Recording;
+use crate::data::inspector::{Inspector, RawBytes};
+use crate::recording::{Recording, TopicState};
 use crate::ui::action::Action;
 use crate::ui::format::{format_relative, format_value};
 use crate::ui::theme;
@@ -80,29 +80,50 @@ pub fn inspector_ui(
             }
         });
     let topic = inspector.topic?;
-    let Some(data) = recording.data(topic) else {
-        ui.label("Not decoded yet.");
-        return None;
+    let t_ns = match recording.topics.get(topic) {
+        Some(TopicState::Failed(e)) => {
+            // No columns to find the message at the playhead: the worker reads the first
+            // message at or after it, to show its bytes.
+            ui.colored_label(
+                theme::DECODE_ERROR,
+                format!("This topic cannot be decoded: {}", e.report()),
+            );
+            ui.label("Raw view of the first message at or after the playhead.");
+            playhead_ns
+        }
+        Some(TopicState::Loading) | None => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Decoding this topic...");
+            });
+            return None;
+        }
+        Some(TopicState::Loaded(data)) => {
+            let Some(i) = data.index_at(playhead_ns) else {
+                ui.label("No message at or before the playhead.");
+                return None;
+            };
+            let &t_ns = data.times_ns.get(i)?;
+            ui.label(format!(
+                "message {} of {} at {}",
+                i + 1,
+                data.times_ns.len(),
+                format_relative(t_ns, recording.t0_ns())
+            ));
+            t_ns
+        }
     };
-    let Some(i) = data.index_at(playhead_ns) else {
-        ui.label("No message at or before the playhead.");
-        return None;
-    };
-    let &t_ns = data.times_ns.get(i)?;
-    ui.label(format!(
-        "message {} of {} at {}",
-        i + 1,
-        data.times_ns.len(),
-        format_relative(t_ns, recording.t0_ns())
-    ));
     match &inspector.shown {
         Some(shown) if shown.topic == topic => {
-            egui::ScrollArea::vertical()
+            egui::ScrollArea::both()
                 .auto_shrink([false, false])
                 .show(ui, |ui| match &shown.value {
                     Ok(v) => value_ui(ui, "message", v, 0),
                     Err(e) => {
                         ui.colored_label(theme::DECODE_ERROR, e.report());
+                        if let Some(raw) = &shown.raw {
+                            raw_ui(ui, raw, shown.log_time_ns, recording.t0_ns());
+                        }
                     }
                 });
         }
@@ -111,4 +132,70 @@ pub fn inspector_ui(
         }
     }
     Some(Action::Inspect { topic, t_ns })
+}
+
+/// The raw view of a message that did not decode: its length and its bytes in hex.
+fn raw_ui(ui: &mut egui::Ui, raw: &RawBytes, log_time_ns: u64, t0_ns: u64) {
+    ui.separator();
+    ui.label(egui::RichText::new("Raw message").strong());
+    ui.label(format!(
+        "length {} bytes, logged at {}",
+        raw.len,
+        format_relative(log_time_ns, t0_ns)
+    ));
+    ui.add(egui::Label::new(egui::RichText::new(hex_dump(&raw.head)).monospace()).extend());
+    if raw.len > raw.head.len() {
+        ui.label(format!("... {} more bytes", raw.len - raw.head.len()));
+    }
+}
+
+/// Bytes per row of a hex dump: eight fit the side panel at its default width.
+pub const HEX_ROW: usize = 8;
+
+/// `bytes` as a hex dump: offset, [`HEX_ROW`] bytes in hex, and the same bytes as ASCII (`.`
+/// for the rest).
+pub fn hex_dump(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for (row, chunk) in bytes.chunks(HEX_ROW).enumerate() {
+        if row > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{:04x} ", row * HEX_ROW));
+        for k in 0..HEX_ROW {
+            match chunk.get(k) {
+                Some(b) => out.push_str(&format!(" {b:02x}")),
+                None => out.push_str("   "),
+            }
+        }
+        out.push_str("  ");
+        out.extend(chunk.iter().map(|&b| {
+            if b.is_ascii_graphic() || b == b' ' {
+                char::from(b)
+            } else {
+                '.'
+            }
+        }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hex_dump_shows_offsets_bytes_and_printable_ascii() {
+        let bytes: Vec<u8> = (0u8..20).chain(*b"Hi!").collect();
+        let dump = hex_dump(&bytes);
+        let lines: Vec<&str> = dump.lines().collect();
+        assert_eq!(
+            lines,
+            vec![
+                "0000  00 01 02 03 04 05 06 07  ........",
+                "0008  08 09 0a 0b 0c 0d 0e 0f  ........",
+                "0010  10 11 12 13 48 69 21     ....Hi!",
+            ]
+        );
+        assert_eq!(hex_dump(&[]), "");
+    }
 }

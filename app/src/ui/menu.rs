@@ -6,6 +6,7 @@ use egui::RichText;
 
 use crate::recording::Recording;
 use crate::ui::action::Action;
+use crate::ui::input::{OPEN_FILE, OPEN_FOLDER, QUIT, SAVE_RECORDING};
 
 /// What the menu bar shows besides its menus.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +26,10 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Ac
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| file_menu_ui(ui, state, actions));
         ui.menu_button("View", |ui| view_menu_ui(ui, actions));
+        ui.menu_button("Help", |ui| {
+            let clicked = ui.button("Controls").on_hover_text("F1 or ?").clicked();
+            choose(ui, clicked, Action::ToggleHelp, actions);
+        });
         ui.separator();
         if let Some(rec) = state.recording {
             loaded_ui(ui, rec, actions);
@@ -44,11 +49,29 @@ fn choose(ui: &mut egui::Ui, clicked: bool, action: Action, actions: &mut Vec<Ac
     }
 }
 
+/// A menu button with its shortcut written beside it (not inside: the button keeps its label).
+fn item_ui(
+    ui: &mut egui::Ui,
+    text: &str,
+    shortcut: &egui::KeyboardShortcut,
+    enabled: bool,
+) -> bool {
+    let shortcut = ui.ctx().format_shortcut(shortcut);
+    ui.horizontal(|ui| {
+        let clicked = ui.add_enabled(enabled, egui::Button::new(text)).clicked();
+        ui.label(RichText::new(shortcut).weak());
+        clicked
+    })
+    .inner
+}
+
 fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Action>) {
-    let clicked = ui.button("Open File...").clicked();
+    let clicked = item_ui(ui, "Open File...", &OPEN_FILE, true);
     choose(ui, clicked, Action::PickFile, actions);
-    let clicked = ui.button("Open Folder...").clicked();
+    let clicked = item_ui(ui, "Open Folder...", &OPEN_FOLDER, true);
     choose(ui, clicked, Action::PickFolder, actions);
+    let clicked = ui.button("Open Path...").clicked();
+    choose(ui, clicked, Action::ShowPathEntry, actions);
     ui.menu_button("Open Recent", |ui| {
         if state.recent.is_empty() {
             ui.label("No recent recordings");
@@ -67,12 +90,12 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
     let clicked = ui.button("Connect...").clicked();
     choose(ui, clicked, Action::ShowConnectDialog, actions);
     let live = state.recording.is_some_and(|r| r.capture().is_some());
-    let clicked = ui
-        .add_enabled(
-            live && !state.saving,
-            egui::Button::new("Save Recording..."),
-        )
-        .clicked();
+    let clicked = item_ui(
+        ui,
+        "Save Recording...",
+        &SAVE_RECORDING,
+        live && !state.saving,
+    );
     choose(ui, clicked, Action::SaveRecording, actions);
     ui.separator();
     let clicked = ui.button("Live Demo").clicked();
@@ -81,6 +104,9 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
     choose(ui, clicked, Action::DemoRecording, actions);
     let clicked = ui.button("Close").clicked();
     choose(ui, clicked, Action::Close, actions);
+    ui.separator();
+    let clicked = item_ui(ui, "Quit", &QUIT, true);
+    choose(ui, clicked, Action::Quit, actions);
 }
 
 fn view_menu_ui(ui: &mut egui::Ui, actions: &mut Vec<Action>) {

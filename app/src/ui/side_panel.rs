@@ -1,4 +1,4 @@
-//! The panel on the right: Health or the Inspector, chosen by tabs.
+//! The panel on the right: Health, the Inspector or the Log, chosen by tabs.
 
 use crate::data::inspector::Inspector;
 use crate::data::layout::Layout;
@@ -6,6 +6,7 @@ use crate::recording::Recording;
 use crate::ui::action::Action;
 use crate::ui::health::health_ui;
 use crate::ui::inspector::inspector_ui;
+use crate::ui::log_view::{LogView, log_view_ui};
 
 /// Which panel is on the right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +15,8 @@ pub enum RightPanel {
     Health,
     /// Inspector.
     Inspector,
+    /// The log view of a text topic.
+    Log,
 }
 
 /// The tabs and the chosen panel. The inspector starts on the first plotted signal's topic.
@@ -23,11 +26,13 @@ pub fn side_panel_ui(
     right: &mut RightPanel,
     inspector: Option<&mut Inspector>,
     layout: &Layout,
+    log: &mut LogView,
     playhead_ns: u64,
 ) -> Option<Action> {
     ui.horizontal(|ui| {
         ui.selectable_value(right, RightPanel::Health, "Health");
         ui.selectable_value(right, RightPanel::Inspector, "Inspector");
+        ui.selectable_value(right, RightPanel::Log, "Log");
     });
     ui.separator();
     match right {
@@ -45,5 +50,6 @@ pub fn side_panel_ui(
             }
             inspector_ui(ui, rec, inspector, playhead_ns)
         }
+        RightPanel::Log => log_view_ui(ui, rec, log, playhead_ns),
     }
 }

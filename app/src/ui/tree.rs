@@ -5,7 +5,7 @@ use egui::collapsing_header::CollapsingState;
 use egui::{Color32, RichText, Sense};
 
 use crate::data::layout::SignalRef;
-use crate::data::topic_data::GAP_PERIODS;
+use crate::data::topic_data::{GAP_PERIODS, TopicData};
 use crate::recording::{Recording, TopicState};
 use crate::ui::format::format_relative;
 use crate::ui::theme;
@@ -141,10 +141,7 @@ pub fn topic_tree_ui(
                                     ui,
                                     "torn",
                                     theme::WARNING,
-                                    &format!(
-                                        "{} messages were recovered from a torn part.",
-                                        d.torn_messages
-                                    ),
+                                    &torn_hover(recording, d),
                                 );
                             }
                             if let Some(longest) = d.longest_gap() {
@@ -222,6 +219,34 @@ pub fn topic_tree_ui(
             }
         });
     clicked
+}
+
+/// What is known of a topic with messages in a torn part: how many were recovered, until
+/// when, and where the part was cut. How many of its messages the cut record held is not
+/// known: the bag library does not record per-topic counts for a torn part.
+fn torn_hover(recording: &Recording, data: &TopicData) -> String {
+    let t0 = recording.t0_ns();
+    let last = data.times_ns.last().map_or_else(String::new, |&t| {
+        format!(
+            " Its last recovered message is at t = {}.",
+            format_relative(t, t0)
+        )
+    });
+    let cuts: Vec<String> = recording
+        .summary()
+        .health
+        .parts
+        .iter()
+        .filter(|p| p.state == "torn")
+        .map(|p| format!("{}: {}", p.name, p.detail))
+        .collect();
+    format!(
+        "{} of this topic's messages were recovered from a torn part.{last} \
+         Messages in the record cut at the tear are lost; the recording does not say how many \
+         belonged to this topic.\n{}",
+        data.torn_messages,
+        cuts.join("\n")
+    )
 }
 
 fn field_node_ui(

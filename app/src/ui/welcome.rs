@@ -10,9 +10,10 @@ pub fn welcome_ui(ui: &mut egui::Ui, opening: bool) {
             ui.label("Opening...");
         } else {
             ui.label(
-                "File > Open, or drop a bag directory or .mcap file here; \
-                 File > Connect to capture live zenoh data.",
+                "File > Open (Ctrl+O a file, Ctrl+Shift+O a folder), or drop a bag directory \
+                 or .mcap file here; File > Connect to capture live zenoh data.",
             );
+            ui.label("F1 lists every control.");
         }
     });
 }
