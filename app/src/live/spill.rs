@@ -19,6 +19,9 @@ const UNSTAMPED_KEY: &str = "redline/spill-unstamped";
 
 /// The temporary bag evicted messages go to.
 pub struct Spill {
+    /// This capture's private directory (`capture-<pid>-<random>`), removed with everything in it.
+    home: PathBuf,
+    /// The bag inside it.
     dir: PathBuf,
     writer: Option<BagWriter>,
     channels: HashMap<(u32, bool), ChannelId>,
@@ -38,17 +41,24 @@ impl std::fmt::Debug for Spill {
 }
 
 impl Spill {
-    /// A new temporary bag under the system's temp directory.
+    /// A new temporary bag in this user's private spill directory ([`spill_root`]), named by
+    /// this process and a fresh random suffix, so no other user can predict or plant it.
     pub fn create() -> Result<Self, Error> {
-        let root = std::env::temp_dir().join("redline-scope-spill");
-        std::fs::create_dir_all(&root).map_err(|source| Error::Io {
-            what: "creating",
-            path: root.clone(),
-            source,
-        })?;
+        let root = spill_root()?;
         remove_orphans(&root);
-        let stamp = bag::live::now_ns();
-        let dir = root.join(format!("capture-{}-{stamp}", std::process::id()));
+        let home = tempfile::Builder::new()
+            .prefix(&format!("capture-{}-", std::process::id()))
+            .rand_bytes(8)
+            .tempdir_in(&root)
+            .map_err(|source| Error::Io {
+                what: "creating",
+                path: root.clone(),
+                source,
+            })?
+            // Removed by `Drop` below, after the writer has closed.
+            .keep();
+        // `BagWriter::create` wants to create the bag directory itself: it goes inside.
+        let dir = home.join("spill");
         let writer = BagWriter::create(
             &dir,
             WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL),
@@ -58,6 +68,7 @@ impl Spill {
             source,
         })?;
         Ok(Spill {
+            home,
             dir,
             writer: Some(writer),
             channels: HashMap::new(),
@@ -175,9 +186,84 @@ pub fn copy_spilled(dir: &Path, ranges: &[Range<u64>], out: &mut BagWriter) -> R
     Ok(copied)
 }
 
+/// The directory spill bags go in: `$XDG_CACHE_HOME/redline-scope/spill` (or
+/// `~/.cache/...`), which only this user can write to, or `redline-scope-spill-<uid>` in the
+/// temp directory when there is no home. It is created private (0700); if it already exists it
+/// must be a real directory (not a symlink), owned by this user and closed to others, or
+/// nothing is written there: a shared, predictable path that another user could have planted
+/// (a symlink to elsewhere) must not make us write or delete through it.
+pub fn spill_root() -> Result<PathBuf, Error> {
+    let uid = nix::unistd::getuid().as_raw();
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|home| home.join(".cache"))
+        });
+    let root = match cache {
+        Some(cache) => {
+            let parent = cache.join("redline-scope");
+            std::fs::create_dir_all(&parent).map_err(|source| Error::Io {
+                what: "creating",
+                path: parent.clone(),
+                source,
+            })?;
+            parent.join("spill")
+        }
+        None => std::env::temp_dir().join(format!("redline-scope-spill-{uid}")),
+    };
+    private_dir(&root, uid)?;
+    Ok(root)
+}
+
+/// Creates `dir` with mode 0700, or checks that the one already there is a directory (not a
+/// symlink) owned by `uid` with no access for group or others.
+fn private_dir(dir: &Path, uid: u32) -> Result<(), Error> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let refuse = |why: &str| Error::Io {
+        what: "using",
+        path: dir.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, why.to_owned()),
+    };
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(source) => {
+            return Err(Error::Io {
+                what: "creating",
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|source| Error::Io {
+        what: "checking",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if !meta.file_type().is_dir() {
+        return Err(refuse(
+            "the spill directory is a symlink or not a directory; not following it",
+        ));
+    }
+    if meta.uid() != uid {
+        return Err(refuse("the spill directory belongs to another user"));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(refuse(
+            "the spill directory is open to other users (expected mode 0700)",
+        ));
+    }
+    Ok(())
+}
+
 /// Removes the spill bags under `root` left by processes that are gone: an app that quits
-/// mid-capture exits before its worker removes its bag. Only on Linux, where `/proc` tells
-/// whether a process id is running; elsewhere they stay until the temp directory is cleaned.
+/// mid-capture exits before its worker removes its bag. Only real directories named
+/// `capture-<pid>-...` are removed, never what a symlink points to. Only on Linux, where
+/// `/proc` tells whether a process id is running; elsewhere they stay until removed by hand.
 fn remove_orphans(root: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
@@ -186,6 +272,10 @@ fn remove_orphans(root: &Path) {
         return;
     };
     for entry in entries.flatten() {
+        // `DirEntry::file_type` does not follow symlinks.
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
         let name = entry.file_name();
         let pid = name
             .to_str()
@@ -203,7 +293,7 @@ fn remove_orphans(root: &Path) {
 impl Drop for Spill {
     fn drop(&mut self) {
         drop(self.writer.take());
-        std::fs::remove_dir_all(&self.dir).ok();
+        std::fs::remove_dir_all(&self.home).ok();
     }
 }
 
@@ -232,6 +322,40 @@ mod tests {
         assert!(
             ours.exists() && other.exists(),
             "removed a live or foreign directory"
+        );
+    }
+
+    #[test]
+    fn a_planted_symlink_or_a_shared_directory_is_refused_as_the_spill_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let uid = nix::unistd::getuid().as_raw();
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let target = tmp.path().join("victim");
+        std::fs::create_dir(&target).expect("mkdir");
+        std::fs::write(target.join("capture-99999999-1"), b"keep").expect("write");
+        let planted = tmp.path().join("planted");
+        std::os::unix::fs::symlink(&target, &planted).expect("symlink");
+        let err = private_dir(&planted, uid).expect_err("a symlink is refused");
+        assert!(err.report().contains("symlink"), "{}", err.report());
+
+        let shared = tmp.path().join("shared");
+        std::fs::create_dir(&shared).expect("mkdir");
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        assert!(
+            private_dir(&shared, uid).is_err(),
+            "a world-writable directory is refused"
+        );
+
+        let fresh = tmp.path().join("fresh");
+        private_dir(&fresh, uid).expect("created");
+        let mode = std::fs::metadata(&fresh)
+            .expect("stat")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert!(
+            target.join("capture-99999999-1").exists(),
+            "nothing removed through the link"
         );
     }
 }
