@@ -1,7 +1,6 @@
 //! Journeys through the controls, driven by label and key: the shortcuts, the help overlay
 //! that lists every control, and where a clicked field goes.
 
-#[allow(dead_code)]
 mod common;
 
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,6 @@
 //! path back (no xdg portal, or closed), an in-app path entry appears; what then fails is
 //! shown with its cause.
 
-#[allow(dead_code)]
 mod common;
 
 use std::sync::Arc;

@@ -2,7 +2,6 @@
 //! not decode (with the decode error, never "Not decoded yet" forever), and the log view of
 //! text topics.
 
-#[allow(dead_code)]
 mod common;
 
 use std::path::Path;

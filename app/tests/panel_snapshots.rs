@@ -3,7 +3,6 @@
 //! view. Rendered as `snapshots.rs` does (wgpu on a software rasterizer); regenerate with
 //! `UPDATE_SNAPSHOTS=1 cargo test -p scope --test panel_snapshots` and look at the PNGs.
 
-#[allow(dead_code)]
 mod common;
 
 use std::sync::Arc;

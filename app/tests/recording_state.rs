@@ -2,7 +2,6 @@
 //! new recording's whole range, a saved layout keeps only what applies, and a recording with
 //! nothing applicable (also `scope PATH`) gets the default layout.
 
-#[allow(dead_code)]
 mod common;
 
 use common::{dialog_returning, harness, loaded, step_until, write_plain_bag};
