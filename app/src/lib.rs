@@ -22,20 +22,22 @@
 //! [`ui`] <- [`app`].
 //!
 //! ```
-//! use scope::data::envelope::envelope;
+//! use scope::data::envelope::{Draw, Trace, Window, trace};
 //! use scope::data::series::SeriesBuilder;
 //! use scope::data::topic_data::time_levels;
 //!
-//! // A million samples reduce to at most two points per pixel column.
+//! // A million samples over one second reduce to at most four vertices (first, min, max,
+//! // last) per pixel column of an 800 px plot.
 //! let times: Vec<u64> = (0..1_000_000u64).map(|i| i * 1_000).collect();
 //! let mut column = SeriesBuilder::default();
 //! for i in 0..1_000_000 {
 //!     column.push((i % 1000) as f64);
 //! }
 //! let series = column.finish();
-//! let mut points: Vec<[f64; 2]> = Vec::new();
-//! envelope(&times, &time_levels(&times), &series, 0, (0.0, 1.0), 800, &mut points);
-//! assert!(points.len() <= 1600);
+//! let window = Window::new(0, (0.0, 1.0), 800).expect("a window");
+//! let mut drawn: Trace<[f64; 2]> = Trace::default();
+//! trace(&times, &time_levels(&times), &series, None, &window, Draw::Linear, &mut drawn);
+//! assert!(!drawn.is_empty() && drawn.len() <= 4 * 800);
 //! ```
 
 pub mod app;

@@ -188,7 +188,8 @@ impl Group<'_> {
         let lo = all().map(|g| g.min).fold(f64::INFINITY, f64::min);
         let hi = all().map(|g| g.max).fold(f64::NEG_INFINITY, f64::max);
         let extent = hi - lo;
-        // An infinite value makes every share zero: such a field plots alone.
+        // Stats are of finite values (infinities are drawn as edge marks, not scaled to), so
+        // the extent is finite; the check guards against a sum that overflows to infinity.
         extent.is_finite() && all().all(|g| (g.max - g.min) >= MIN_SHARE_OF_AXIS * extent)
     }
 }
@@ -425,7 +426,7 @@ mod tests {
     }
 
     #[test]
-    fn a_field_with_an_infinite_value_plots_alone_and_absent_columns_are_skipped() {
+    fn a_field_with_an_infinite_value_groups_by_its_finite_range_and_absent_columns_are_skipped() {
         let n = 100;
         let mut with_inf = wave(n, 0.0, 1.0);
         with_inf[10] = f64::INFINITY;
@@ -435,6 +436,22 @@ mod tests {
             column("empty", LeafKind::Float, &vec![f64::NAN; n]),
         ]);
         assert_eq!(fields.len(), 2, "an all-absent column has no stats");
+        assert_eq!(
+            (fields[0].min, fields[0].max),
+            (fields[1].min, fields[1].max)
+        );
+        // The plot scales to finite values and marks the infinity at its edge, so `a` shares
+        // `b`'s axis as its finite values would.
+        let layout = choose_default_layout(&[("t".into(), fields)]);
+        assert_eq!(
+            paths(&layout),
+            vec![vec!["t/a".to_owned(), "t/b".to_owned()]]
+        );
+        // Only a field whose values span a sliver of the shared axis goes alone.
+        let fields = stats(&[
+            column("a", LeafKind::Float, &with_inf),
+            column("b", LeafKind::Float, &wave(n, 0.0, 1000.0)),
+        ]);
         let layout = choose_default_layout(&[("t".into(), fields)]);
         assert_eq!(
             paths(&layout),

@@ -1,6 +1,7 @@
 //! Issue 24 item 18: hints and figures that tell the truth. No "`bag reindex` makes it whole"
-//! for a single file (reindex refuses files); counts near `u64::MAX` in an index do not wrap
-//! into nonsense percentages (or an overflow panic).
+//! for a single file (reindex refuses files; the hint says to move it into a directory, and
+//! doing that works); counts near `u64::MAX` in an index do not wrap into nonsense percentages
+//! (or an overflow panic).
 
 mod common;
 
@@ -21,8 +22,26 @@ fn a_torn_single_file_gets_no_reindex_hint() {
         run.assert_code(3, command);
         let said = format!("{}{}", run.stdout, run.stderr);
         assert!(said.contains("torn"), "{command}: {run:#?}");
-        assert!(!said.contains("reindex"), "{command}: {run:#?}");
+        assert!(
+            !said.contains("`bag reindex` makes it whole"),
+            "{command}: {run:#?}"
+        );
     }
+    // The hint a single file gets instead is followed as written, and works.
+    let info = bag(&["info".as_ref(), file.as_os_str()]);
+    assert!(
+        info.stderr
+            .contains("move it into a directory of its own and run `bag reindex` on that"),
+        "{info:#?}"
+    );
+    let own = tmp.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    std::fs::rename(&file, own.join("torn.mcap")).unwrap();
+    // 3: the cut tail is known loss, and the new index records it.
+    bag(&["reindex".as_ref(), own.as_os_str()]).assert_code(3, "reindex of the moved file");
+    let after = bag(&["info".as_ref(), own.as_os_str()]);
+    assert!(after.stdout.contains("10 msgs"), "{after:#?}");
+    assert!(!after.stdout.contains("[torn"), "{after:#?}");
     // The same torn part in a bag directory, where reindex works, keeps the hint.
     std::fs::write(&part, &bytes[..bytes.len() / 2]).unwrap();
     let info = bag(&["info".as_ref(), dir.as_os_str()]);
