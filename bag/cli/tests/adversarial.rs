@@ -29,10 +29,6 @@ use common::{Run, mkfifo, part_paths, small_bag};
 enum Code {
     /// Exactly this code.
     Exit(i32),
-    /// The code the issue asks for, owned by another item of issue 24 still open on another
-    /// branch: the run must be sane (no hang, panic or signal, nothing outside changed), and
-    /// the code is not yet asserted. Reported on stderr so it is not forgotten.
-    Pending(i32, &'static str),
 }
 
 /// The read subcommands, in the order of [`Expect`]'s fields.
@@ -82,7 +78,7 @@ const NOT_A_RECORDING: i32 = 1;
 const DAMAGE: i32 = 3;
 
 fn cases() -> Vec<Case> {
-    use Code::{Exit, Pending};
+    use Code::Exit;
     vec![
         Case {
             name: "clean bag",
@@ -173,14 +169,7 @@ fn cases() -> Vec<Case> {
         Case {
             name: "FIFO as metadata.yaml",
             build: fifo_index,
-            expect: Expect {
-                info: Pending(DAMAGE, "item 2: info exits 3 on an unreadable index"),
-                export: Pending(
-                    DAMAGE,
-                    "item 2/15: export of a source with an unreadable index",
-                ),
-                ..Expect::all(DAMAGE)
-            },
+            expect: Expect::all(DAMAGE),
         },
         Case {
             name: "directory where a part should be",
@@ -205,14 +194,7 @@ fn cases() -> Vec<Case> {
         Case {
             name: "index that does not parse",
             build: unparseable_index,
-            expect: Expect {
-                info: Pending(DAMAGE, "item 2: info exits 3 on an unparseable index"),
-                export: Pending(
-                    DAMAGE,
-                    "item 2/15: export of a source with an unparseable index",
-                ),
-                ..Expect::all(DAMAGE)
-            },
+            expect: Expect::all(DAMAGE),
         },
         Case {
             name: "empty directory",
@@ -482,9 +464,7 @@ fn library_read(input: &Path) -> Option<Result<bool, String>> {
 
 /// Why the library's read of `input` disagrees with `cat`'s expected code, if it does.
 fn library_read_problem(input: &Path, cat: Code) -> Option<String> {
-    let code = match cat {
-        Code::Exit(code) | Code::Pending(code, _) => code,
-    };
+    let Code::Exit(code) = cat;
     match (library_read(input), code) {
         (None, _) => Some("still running after the time limit".into()),
         (Some(Ok(false)), 0) | (Some(Ok(true)), DAMAGE) | (Some(Err(_)), NOT_A_RECORDING) => None,
@@ -495,7 +475,6 @@ fn library_read_problem(input: &Path, cat: Code) -> Option<String> {
 #[test]
 fn every_read_command_on_every_hostile_input() {
     let mut failures = Vec::new();
-    let mut pending = Vec::new();
     for case in cases() {
         let tmp = tempfile::tempdir().unwrap();
         let work = tmp.path().join("work");
@@ -519,20 +498,10 @@ fn every_read_command_on_every_hostile_input() {
                     "{label}: exit {:?}, expected {code}\nstderr: {}",
                     run.code, run.stderr
                 )),
-                Code::Pending(code, why) if run.code != Some(code) => pending.push(format!(
-                    "{label}: exit {:?}, will be {code} ({why})",
-                    run.code
-                )),
                 _ => {}
             }
             if run.code == Some(3) && run.stderr.trim().is_empty() {
-                if command == "info" {
-                    // info prints its warnings with its report on stdout; one line on stderr
-                    // as well is the other branch's (issue 24 item 15 for info).
-                    pending.push(format!("{label}: exit 3, its reason on stdout only"));
-                } else {
-                    failures.push(format!("{label}: exit 3 without a reason on stderr"));
-                }
+                failures.push(format!("{label}: exit 3 without a reason on stderr"));
             }
             let after = snapshot(&work);
             if after != before {
@@ -550,9 +519,6 @@ fn every_read_command_on_every_hostile_input() {
                 case.name
             ));
         }
-    }
-    for p in &pending {
-        eprintln!("pending: {p}");
     }
     assert!(
         failures.is_empty(),

@@ -4,9 +4,8 @@
 //! Each row damages a clean bag of 40 messages in 10 chunks in a known way and says what every
 //! tool must report. The tools: `bag info`, `bag cat`, `bag verify` (text and `--json`),
 //! `bag export`, `bag play`, and the library read the scope's loader and Health use
-//! (`BagReader::open`, every message, `known_loss()` and the cursor's issues). A cell owned by
-//! another branch and not yet true is `Pending` with a note, printed on stderr, as in
-//! `adversarial.rs`.
+//! (`BagReader::open`, every message, `known_loss()` and the cursor's issues). The table is
+//! printed on stderr.
 
 mod common;
 
@@ -50,80 +49,29 @@ impl Story {
     }
 }
 
-/// A tool's cell in a row: agrees, or is owned by another branch and not yet true.
-#[derive(Clone, Copy)]
-enum Cell {
-    Agrees,
-    Pending(&'static str),
-}
-
 struct Row {
     name: &'static str,
     /// Damages the bag at `bag` and says what it costs.
     damage: fn(&Path) -> Story,
-    /// Per tool in [`TOOLS`] order.
-    cells: [Cell; 6],
 }
 
-const INFO_SCANS_NO_CHUNKS: &str = "bag info (other branch) must call BagReader::damaged_chunks() \
-     (one read of every chunk, no message yielded) and print each ChunkDamage line on stderr \
-     and exit 3; today it trusts the summary: [complete] 40 msgs, exit 0";
-const INFO_IGNORES_DAMAGED_CHUNKS: &str = "bag info (other branch) must print \
-     PartInfo::damaged_chunks (or BagReader::known_loss(), which lists them) and exit 3";
-
 fn rows() -> Vec<Row> {
-    use Cell::{Agrees, Pending};
     vec![
         Row {
             name: "CRC mismatch in one chunk, summary intact",
             damage: crc_mismatch,
-            cells: [
-                Pending(INFO_SCANS_NO_CHUNKS),
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-            ],
         },
         Row {
             name: "one chunk that does not decompress, summary intact",
             damage: undecompressable,
-            cells: [
-                Pending(INFO_SCANS_NO_CHUNKS),
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-            ],
         },
         Row {
             name: "CRC mismatch in one chunk, no summary (read by scanning)",
             damage: crc_mismatch_no_summary,
-            cells: [
-                Pending(INFO_IGNORES_DAMAGED_CHUNKS),
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-            ],
         },
         Row {
             name: "end magic missing",
             damage: no_end_magic,
-            cells: [
-                Pending(
-                    "bag info (other branch) exits 3 here but prints its reason on stdout only; \
-                     it must print it on stderr (issue 21 section 5, issue 24 item 15)",
-                ),
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-                Agrees,
-            ],
         },
     ]
 }
@@ -397,7 +345,6 @@ fn disagreement(tool: &str, bag: &Path, scratch: &Path, story: &Story) -> Option
 #[test]
 fn every_damage_kind_through_every_read_tool() {
     let mut failures = Vec::new();
-    let mut pending = Vec::new();
     let mut table = String::from("damage | part | bytes | lost | ");
     table.push_str(&TOOLS.join(" | "));
     table.push('\n');
@@ -414,26 +361,20 @@ fn every_damage_kind_through_every_read_tool() {
             Story::NotWhole { part } => (part.clone(), "end".into(), "0".into()),
         };
         table.push_str(&format!("{} | {part} | {bytes} | {lost}", row.name));
-        for (tool, cell) in TOOLS.iter().zip(row.cells) {
+        for tool in TOOLS {
             let problem = disagreement(tool, &bag, tmp.path(), &story);
-            let label = format!("{} / {tool}", row.name);
-            table.push_str(match (&problem, cell) {
-                (None, _) => " | agrees",
-                (Some(_), Cell::Pending(_)) => " | pending",
-                (Some(_), Cell::Agrees) => " | DISAGREES",
+            table.push_str(if problem.is_some() {
+                " | DISAGREES"
+            } else {
+                " | agrees"
             });
-            match (problem, cell) {
-                (Some(p), Cell::Agrees) => failures.push(format!("{label}: {p}")),
-                (Some(p), Cell::Pending(why)) => pending.push(format!("{label}: {p}\n  ({why})")),
-                (None, _) => {}
+            if let Some(p) = problem {
+                failures.push(format!("{} / {tool}: {p}", row.name));
             }
         }
         table.push('\n');
     }
     eprintln!("{table}");
-    for p in &pending {
-        eprintln!("pending: {p}");
-    }
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

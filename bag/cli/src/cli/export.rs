@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use bag::export::{ExportOptions, export};
-use bag::{BagReader, Compression};
+use bag::{BagReader, Compression, IndexState};
 
 use super::progress::Progress;
 use super::{Outcome, Range};
@@ -32,6 +32,13 @@ pub fn run(
         out.display()
     );
     let mut lossy = false;
+    if let IndexState::Unreadable(why) = source.index() {
+        lossy = true;
+        eprintln!(
+            "warning: the source's index cannot be read ({why}): its drop count and record of \
+             loss are unknown, and so are the export's."
+        );
+    }
     match report.carried_dropped {
         Some(dropped) if dropped > 0 => {
             lossy = true;

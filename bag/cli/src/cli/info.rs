@@ -1,11 +1,13 @@
-//! `bag info`: what a recording holds and whether it can be trusted, without reading messages
-//! (torn and unindexed parts are scanned once, and marked so).
+//! `bag info`: what a recording holds and whether it can be trusted, without decoding messages.
+//! Torn and unindexed parts are scanned once, and marked so; every chunk is read once to check
+//! its CRC (a damaged chunk is loss every other tool reports too), one chunk in memory at a
+//! time.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use bag::metadata::{METADATA_FILE, Metadata, RedlineSection};
-use bag::{BagReader, IndexState, PartStatus, RecordingKind};
+use bag::{BagReader, ChunkDamage, IndexState, PartStatus, RecordingKind};
 use serde_json::json;
 
 use super::Outcome;
@@ -51,6 +53,8 @@ struct Report {
     notes: Vec<String>,
     /// What could be read of a damaged index's counts (`None` when the index is not damaged).
     salvaged: Option<RedlineSection>,
+    /// Chunks whose CRC or compression is bad, per part.
+    damaged_chunks: Vec<ChunkDamage>,
 }
 
 impl Report {
@@ -97,6 +101,10 @@ impl Report {
             .unwrap_or_default();
         for loss in recorded_loss {
             gaps.push(loss.to_string());
+        }
+        let damaged_chunks = reader.damaged_chunks()?;
+        for chunk in &damaged_chunks {
+            gaps.push(chunk.to_string());
         }
         for refused in reader.metadata().iter().flat_map(|m| &m.refused_part_names) {
             gaps.push(refused.to_string());
@@ -156,6 +164,7 @@ impl Report {
             gaps,
             notes,
             salvaged,
+            damaged_chunks,
         })
     }
 
@@ -182,6 +191,13 @@ impl Report {
         } else {
             "unknown (no Redline index)"
         }
+    }
+
+    fn chunks_damaged_in(&self, part: &str) -> usize {
+        self.damaged_chunks
+            .iter()
+            .filter(|c| c.part == part)
+            .count()
     }
 
     fn duration_ns(&self) -> u64 {
@@ -263,6 +279,12 @@ impl Report {
                 PartStatus::Garbage { what } => format!("garbage: {what}"),
                 s => s.label().to_string(),
             };
+            let bad = self.chunks_damaged_in(&p.name);
+            let state = match bad {
+                0 => state,
+                1 => format!("{state}, 1 damaged chunk skipped"),
+                n => format!("{state}, {n} damaged chunks skipped"),
+            };
             let scanned = if p.counted_by_scan {
                 " (counted by scan)"
             } else {
@@ -332,6 +354,9 @@ impl Report {
                     PartStatus::Garbage { what } => json!({"offset": 0, "what": what}),
                     _ => serde_json::Value::Null,
                 },
+                "damaged_chunks": self.damaged_chunks.iter().filter(|c| c.part == p.name)
+                    .map(|c| json!({"offset": c.offset, "end": c.end, "lost_messages": c.lost_messages}))
+                    .collect::<Vec<_>>(),
                 "message_count": p.message_count,
                 "start_ns": p.time_range_ns.map(|r| r.0),
                 "end_ns": p.time_range_ns.map(|r| r.1),
