@@ -149,3 +149,55 @@ fn a_torn_part_lists_the_topics_recovered_from_it_and_says_what_is_unknown() {
     assert!(h.query_by_label_contains("car/early: ").is_none());
     h.get_by_label_contains("how many, and of which topics, the recording does not say");
 }
+
+#[test]
+fn loss_recorded_in_the_index_and_an_unreadable_index_are_shown_and_unknown_drops_are_not_0() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bag");
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create");
+    let ch = w.add_channel(ChannelSpec {
+        topic: "car/speed".into(),
+        message_encoding: "json".into(),
+        schema: None,
+        metadata: Default::default(),
+    });
+    for seq in 0..10u64 {
+        w.write(ch, T0 + seq * 1_000_000, None, br#"{"v": 1.0}"#)
+            .expect("write");
+    }
+    let mut loss = bag::metadata::LossRecord::new(
+        bag::metadata::LossKind::TornTail,
+        Some("drive_0.mcap".into()),
+        "cut by reindex",
+    );
+    loss.messages = Some(7);
+    w.record_loss(loss).expect("record loss");
+    w.mark_drop_count_unknown().expect("mark unknown");
+    w.close().expect("close");
+
+    let recording = loaded(&path);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(460.0, 700.0))
+        .build_ui(|ui| health_ui(ui, &recording));
+    h.run();
+    h.get_by_label("Recorded loss");
+    h.get_by_label_contains("a torn part was cut (drive_0.mcap), 7 messages");
+    h.get_by_label("Dropped messages: unknown");
+    assert!(h.query_by_label("Dropped messages: 0").is_none());
+    drop(h);
+
+    // The same bag with an index that does not parse: said, and the counts are unknown.
+    std::fs::write(
+        path.join("metadata.yaml"),
+        b"rosbag2_bagfile_information: [",
+    )
+    .expect("write");
+    let recording = loaded(&path);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(460.0, 700.0))
+        .build_ui(|ui| health_ui(ui, &recording));
+    h.run();
+    h.get_by_label("Recorded loss");
+    h.get_by_label_contains("metadata.yaml cannot be read");
+    h.get_by_label("Dropped messages: unknown");
+}

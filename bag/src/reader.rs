@@ -229,7 +229,9 @@ impl BagReader {
     }
 
     /// One sentence per loss or damage known from opening the recording (without reading its
-    /// messages): messages the recorder counted as dropped, an index that cannot be read, and
+    /// messages): messages the recorder counted as dropped, an index that cannot be read, loss
+    /// the index records (see [`crate::metadata::LossRecord`]), part names it lists that were
+    /// refused, and
     /// each part that is torn, missing or skipped, and each damaged chunk found at open (see
     /// [`PartInfo::damaged_chunks`]). Empty when nothing is known to be lost.
     ///
@@ -245,6 +247,16 @@ impl BagReader {
             lines.push(format!(
                 "the index cannot be read ({why}); parts were found on disk instead"
             ));
+        }
+        if let Some(m) = self.metadata() {
+            // Loss an earlier tool recorded, and what the index lists outside the bag.
+            lines.extend(
+                m.redline
+                    .iter()
+                    .flat_map(|r| &r.loss)
+                    .map(|l| l.to_string()),
+            );
+            lines.extend(m.refused_part_names.iter().map(ToString::to_string));
         }
         for part in &self.parts {
             match &part.status {

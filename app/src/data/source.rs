@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bag::{BagReader, PartStatus, ReadFilter};
+use bag::{BagReader, IndexState, PartStatus, ReadFilter};
 
 use crate::error::Error;
 
@@ -57,6 +57,30 @@ pub struct Health {
     pub parts: Vec<PartRow>,
     /// Plain sentences from the reader about how the recording was opened.
     pub notes: Vec<String>,
+    /// Loss known from the index and not shown elsewhere: an index that cannot be read, loss
+    /// an earlier tool recorded (a torn tail cut by reindex, ...), part names refused.
+    pub loss: Vec<String>,
+}
+
+/// What [`Health::loss`] holds for `reader`.
+fn index_loss(reader: &BagReader) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let IndexState::Unreadable(why) = reader.index() {
+        lines.push(format!(
+            "metadata.yaml cannot be read ({why}): parts were found on disk, and what it counted \
+             (drops, unstamped messages, recorded loss) is unknown"
+        ));
+    }
+    if let Some(m) = reader.metadata() {
+        lines.extend(
+            m.redline
+                .iter()
+                .flat_map(|r| &r.loss)
+                .map(ToString::to_string),
+        );
+        lines.extend(m.refused_part_names.iter().map(ToString::to_string));
+    }
+    lines
 }
 
 /// What is known of a source as soon as it is open.
@@ -220,6 +244,7 @@ impl RecordingSource {
                 .collect(),
             parts,
             notes: reader.notes().to_vec(),
+            loss: index_loss(&reader),
         };
         let name = path.file_name().map_or_else(
             || path.display().to_string(),

@@ -27,7 +27,10 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 )));
             }
             None => {
-                ui.label("Dropped messages: not recorded by this format");
+                ui.label(RichText::new("Dropped messages: unknown").color(warn)).on_hover_text(
+                    "The recording does not say whether messages were dropped: a recording \
+                     by another tool, or an index rebuilt without its counts. Unknown is not 0.",
+                );
             }
         }
         match health.unstamped_messages {
@@ -96,6 +99,13 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             }
         }
         torn_topics_ui(ui, recording);
+        if !health.loss.is_empty() {
+            ui.separator();
+            ui.label(RichText::new("Recorded loss").strong().color(warn));
+            for line in &health.loss {
+                ui.add(egui::Label::new(RichText::new(line).small().color(warn)).wrap());
+            }
+        }
         for note in &health.notes {
             ui.add(egui::Label::new(RichText::new(note).small().weak()).wrap());
         }

@@ -1,6 +1,7 @@
 //! The help overlay (F1, `?`, Help > Controls): every control of the app in one list. The
 //! keys are the ones [`crate::ui::input`] reads; the mouse rows say what the panels do with
-//! a click, a drag or the wheel.
+//! a click, a drag or the wheel (for the plots, what [`crate::ui::plots::CONTROLS`] says on
+//! hover; a test holds the two to the same words).
 
 /// Keys, as `(key, what it does)`.
 pub const KEYS: &[(&str, &str)] = &[
@@ -37,9 +38,17 @@ pub const MOUSE: &[(&str, &str)] = &[
         "Move the playhead there and focus the plot",
     ),
     ("Drag in a plot", "Pan time"),
-    ("Wheel in a plot", "Pan; with Ctrl: zoom around the pointer"),
-    ("Right-drag in a plot", "Zoom into the box drawn"),
+    (
+        "Wheel in a plot",
+        "Zoom time around the pointer (Y follows what is visible)",
+    ),
+    ("Shift+wheel in a plot", "Pan time"),
+    (
+        "Ctrl+wheel in a plot",
+        "Zoom Y (Y autoscale off until a double-click)",
+    ),
     ("Double-click a plot", "Show the whole recording"),
+    ("Right-click a legend entry", "Draw as lines or steps"),
     ("Drag the timeline", "Scrub the playhead"),
     ("Drop a file or folder", "Open it"),
 ];
@@ -70,4 +79,29 @@ fn controls_ui(ui: &mut egui::Ui, heading: &str, id: &str, rows: &[(&str, &str)]
                 ui.end_row();
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MOUSE;
+    use crate::ui::plots::CONTROLS;
+
+    #[test]
+    fn the_help_says_what_the_plots_hover_text_says_about_the_wheel_and_legend() {
+        let hover = CONTROLS.to_lowercase();
+        let rows: Vec<_> = MOUSE
+            .iter()
+            .filter(|(control, _)| {
+                let control = control.to_lowercase();
+                control.contains("wheel") || control.contains("legend")
+            })
+            .collect();
+        assert_eq!(rows.len(), 4);
+        for (control, what) in rows {
+            assert!(
+                hover.contains(&what.to_lowercase()),
+                "{control}: {what:?} is not in the plots' hover text {CONTROLS:?}"
+            );
+        }
+    }
 }

@@ -42,6 +42,15 @@ fn a_torn_single_file_gets_no_reindex_hint() {
     let after = bag(&["info".as_ref(), own.as_os_str()]);
     assert!(after.stdout.contains("10 msgs"), "{after:#?}");
     assert!(!after.stdout.contains("[torn"), "{after:#?}");
+    // Every reader of the repaired bag still says what was cut.
+    for command in ["verify", "cat", "info"] {
+        let run = bag(&[command.as_ref(), own.as_os_str()]);
+        run.assert_code(3, command);
+        assert!(
+            format!("{}{}", run.stdout, run.stderr).contains("a torn part was cut"),
+            "{command}: {run:#?}"
+        );
+    }
     // The same torn part in a bag directory, where reindex works, keeps the hint.
     std::fs::write(&part, &bytes[..bytes.len() / 2]).unwrap();
     let info = bag(&["info".as_ref(), dir.as_os_str()]);

@@ -145,6 +145,25 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
         ));
     }
 
+    // Loss an earlier tool recorded (a torn tail cut by reindex, a refused part name, ...) is
+    // loss too, though the bytes left are sound.
+    for loss in metadata.redline.iter().flat_map(|r| &r.loss) {
+        findings.push(finding(
+            Severity::Error,
+            "redline.loss",
+            "no loss recorded".into(),
+            loss.to_string(),
+        ));
+    }
+    for refused in &metadata.refused_part_names {
+        findings.push(finding(
+            Severity::Error,
+            refused.field,
+            "part names inside the bag directory".into(),
+            refused.to_string(),
+        ));
+    }
+
     let total: u64 = bag.parts.iter().map(|p| p.message_count).sum();
     let all_complete = bag.parts.iter().all(|p| p.finished);
     if info.message_count != total && all_complete {
