@@ -70,6 +70,7 @@ fn latency_is_listed_only_for_topics_with_a_publish_time_of_their_own() {
     assert!(h.query_by_label_contains("9223372").is_none());
     assert!(h.query_by_label_contains("1700000000").is_none());
     h.get_by_label("2 topics without a publish time: not listed");
+    h.get_by_label("No known loss or damage");
 }
 
 #[test]
@@ -181,6 +182,8 @@ fn loss_recorded_in_the_index_and_an_unreadable_index_are_shown_and_unknown_drop
         .build_ui(|ui| health_ui(ui, &recording));
     h.run();
     h.get_by_label("Recorded loss");
+    h.get_by_label("Known loss: 1 reason, listed below");
+    assert!(h.query_by_label_contains("No known").is_none());
     h.get_by_label_contains("a torn part was cut (drive_0.mcap), 7 messages");
     h.get_by_label("Dropped messages: unknown");
     assert!(h.query_by_label("Dropped messages: 0").is_none());

@@ -62,6 +62,24 @@ pub struct Health {
     pub loss: Vec<String>,
 }
 
+impl Health {
+    /// Every reason known when the recording opens to distrust it, one sentence each: dropped
+    /// messages, parts that are not complete, loss recorded in the index. Empty means no known
+    /// loss (an unknown drop count is not loss, and is shown as unknown, not as 0). Problems met
+    /// while reading the messages come later, from the loader.
+    pub fn known_loss(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if let Some(n) = self.dropped_messages.filter(|n| *n > 0) {
+            reasons.push(format!("{n} messages dropped by the recorder"));
+        }
+        for part in self.parts.iter().filter(|p| p.state != "complete") {
+            reasons.push(format!("part {} is {}", part.name, part.state));
+        }
+        reasons.extend(self.loss.iter().cloned());
+        reasons
+    }
+}
+
 /// What [`Health::loss`] holds for `reader`.
 fn index_loss(reader: &BagReader) -> Vec<String> {
     let mut lines = Vec::new();

@@ -16,6 +16,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
     let warn = theme::WARNING;
     egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
         ui.heading("Health");
+        verdict_ui(ui, recording, warn);
         match health.dropped_messages {
             Some(0) => {
                 ui.label("Dropped messages: 0");
@@ -123,6 +124,25 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
             ui.label(RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3)).small().weak());
         }
     });
+}
+
+/// One line on top: whether anything is known to be lost, and how many reasons there are.
+fn verdict_ui(ui: &mut egui::Ui, recording: &Recording, warn: Color32) {
+    let reasons = recording.summary().health.known_loss().len() + recording.issues.len();
+    if reasons > 0 {
+        let s = if reasons == 1 { "" } else { "s" };
+        ui.label(
+            RichText::new(format!("Known loss: {reasons} reason{s}, listed below"))
+                .strong()
+                .color(warn),
+        );
+    } else if recording.capture().is_some() {
+        // A capture's counts are live, below.
+    } else if recording.summary().health.dropped_messages.is_none() {
+        ui.label("No known damage; whether messages were dropped is unknown");
+    } else {
+        ui.label("No known loss or damage");
+    }
 }
 
 /// Topics that fell silent for many of their typical periods (lost messages show up here even
