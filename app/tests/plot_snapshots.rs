@@ -1,11 +1,14 @@
 //! Image snapshots of the plots on the cases of issue 20 ("plots that never lie"): a sparse
 //! spike, a silence, infinities and NaN, huge and tiny values, a u64 past 2^53, a long legend
-//! in an 800 x 600 window, a sub-second and a three-hour axis; and the checks behind them
+//! in an 800 x 600 window, a sub-second and a three-hour axis, a missing part, the default
+//! layout of a ROS 2 bag written by rosbag2; and the checks behind them
 //! (values in the legend, one x mapping for all plots, plots inside their panel).
 //!
 //! Rendered as `tests/snapshots.rs` renders (egui_kittest through wgpu on a software
 //! rasterizer). Regenerate with `UPDATE_SNAPSHOTS=1 cargo test -p scope --test
 //! plot_snapshots` and look at the images before committing them.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,8 +38,13 @@ enum V {
 /// A bag with one topic per entry of `topics` (name, samples as (ns after [`T0`], value)),
 /// each message a ROS 2 CDR message of one field, `value`.
 fn bag(dir: &Path, topics: &[(&str, Vec<(u64, V)>)]) -> PathBuf {
+    bag_with(dir, topics, WriteOptions::new())
+}
+
+/// [`bag`] written with `options` (to split it into parts, say).
+fn bag_with(dir: &Path, topics: &[(&str, Vec<(u64, V)>)], options: WriteOptions) -> PathBuf {
     let path = dir.join("case");
-    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let mut w = BagWriter::create(&path, options).expect("create bag");
     let mut channels = Vec::new();
     for (topic, samples) in topics {
         let (name, field) = match samples.first() {
@@ -116,6 +124,18 @@ fn stack_snapshot(
     clock: Clock,
 ) -> Harness<'static, Stack> {
     let recording = loaded(&bag(dir, topics));
+    stack_snapshot_of(name, size, recording, plots, playhead_ns, clock)
+}
+
+/// [`stack_snapshot`] of a recording already loaded.
+fn stack_snapshot_of(
+    name: &str,
+    size: egui::Vec2,
+    recording: Recording,
+    plots: &[&[&str]],
+    playhead_ns: u64,
+    clock: Clock,
+) -> Harness<'static, Stack> {
     let layout = Layout {
         plots: plots
             .iter()
@@ -189,6 +209,47 @@ fn a_silence_breaks_the_line() {
         &[("sine", sine)],
         &[&["sine"]],
         T0 + ms(1_000),
+        Clock::Relative,
+    );
+}
+
+/// A bag of three one-second parts whose middle part is gone: the line stops at the end of the
+/// first part and starts again at the second, with nothing drawn across the hole.
+#[test]
+fn a_missing_part_leaves_a_hole_not_a_band() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let noisy: Vec<(u64, V)> = (0..3_000u64)
+        .map(|i| (ms(i), V::F((i as f64 * 0.3).sin() * 5.0 + (i % 7) as f64)))
+        .collect();
+    let path = bag_with(
+        dir.path(),
+        &[("noisy", noisy)],
+        WriteOptions::new().part_max_duration_ns(Some(1_000_000_000)),
+    );
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(&path)
+        .expect("list bag")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .collect();
+    parts.sort();
+    assert_eq!(parts.len(), 3, "{parts:?}");
+    std::fs::remove_file(&parts[1]).expect("remove the middle part");
+    let recording = loaded(&path);
+    assert!(
+        recording
+            .summary()
+            .health
+            .parts
+            .iter()
+            .any(|p| p.state == "missing"),
+        "the hole is a missing part"
+    );
+    stack_snapshot_of(
+        "plot_missing_part",
+        egui::vec2(700.0, 300.0),
+        recording,
+        &[&["noisy"]],
+        T0 + ms(500),
         Clock::Relative,
     );
 }
@@ -383,4 +444,43 @@ fn plots_keep_to_the_width_they_are_given() {
             });
         });
     h.run_steps(3);
+}
+
+/// The layout the scope picks by itself for a ROS 2 bag written by rosbag2 (its own test bag).
+#[test]
+fn the_default_layout_of_a_rosbag2_bag() {
+    let Some(oracles) = common::oracle_dir("rosbag2") else {
+        return;
+    };
+    let path = oracles.join("rosbag2_tests/resources/mcap/cdr_test");
+    let mut scope = Scope::new(Arc::new(|_| None));
+    scope.open(path);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1000.0, 700.0))
+        .wgpu()
+        .build_ui_state(
+            |ui, scope: &mut Scope| {
+                scope.logic(ui.ctx());
+                scope.ui(ui);
+            },
+            scope,
+        );
+    let start = Instant::now();
+    while !h.state().recording().is_some_and(Recording::loaded) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "loading timed out"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The health panel says how long decoding took, which differs from run to run.
+    h.state_mut().right = RightPanel::Inspector;
+    h.state_mut().apply_default_layout();
+    assert!(!h.state().layout().plots.is_empty(), "a default layout");
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    h.snapshot("plot_default_layout_rosbag2");
 }

@@ -236,17 +236,32 @@ pub fn y_tick_text(v: f64, step: f64) -> String {
     format!("{v:.1e}")
 }
 
-/// The largest 1, 2 or 5 times a power of ten at most `max_step` (a y grid step).
-pub fn step_125(max_step: f64) -> f64 {
-    if !(max_step.is_finite() && max_step > 0.0) {
+/// Pixels between y labels, at least: egui_plot fades a y label out below 30 px of spacing
+/// and hides it below 20 (`AxisHints::label_spacing`), which would leave an axis with no
+/// labels at all.
+const Y_LABEL_SPACING_PX: f64 = 32.0;
+
+/// egui_plot's least spacing of grid lines, px (its default, set here because [`y_step`]
+/// depends on it).
+const GRID_MIN_PX: f32 = 8.0;
+
+/// The smallest 1, 2 or 5 times a power of ten at least `min_step` (a y grid step).
+pub fn step_125(min_step: f64) -> f64 {
+    if !(min_step.is_finite() && min_step > 0.0) {
         return 1.0;
     }
-    let decade = 10f64.powf(max_step.log10().floor());
-    [5.0, 2.0, 1.0]
+    let decade = 10f64.powf(min_step.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
         .into_iter()
         .map(|m| m * decade)
-        .find(|&s| s <= max_step)
-        .unwrap_or(decade)
+        .find(|&s| s >= min_step)
+        .unwrap_or(10.0 * decade)
+}
+
+/// The y grid step for a plot showing `lo..hi` at `units_per_px`: labels at least
+/// [`Y_LABEL_SPACING_PX`] apart (so every one of them is drawn), and at most about eight.
+pub fn y_step(lo: f64, hi: f64, units_per_px: f64) -> f64 {
+    step_125((units_per_px * Y_LABEL_SPACING_PX).max((hi - lo) / 8.0))
 }
 
 /// The stack of plots with their legends.
@@ -414,9 +429,11 @@ pub fn plot_stack_ui(
                 view.x_range_s
                     .map_or((recording.t1_ns().saturating_sub(t0)) as f64 / 1e9, |r| r.1),
             )
+            .grid_spacing(GRID_MIN_PX..=300.0)
             .y_grid_spacer(|input| {
                 let (lo, hi) = input.bounds;
-                let step = step_125((hi - lo) / 4.0);
+                // egui_plot's base step is the data span of its minimum grid spacing.
+                let step = y_step(lo, hi, input.base_step_size / f64::from(GRID_MIN_PX));
                 let first = (lo / step).ceil();
                 let count = ((hi / step).floor() - first + 1.0).clamp(0.0, 64.0) as usize;
                 (0..count)
@@ -732,4 +749,42 @@ pub fn mark_text(flags: u8) -> String {
         what.push("NaN");
     }
     what.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every y label is drawn (at least 32 px apart) and there are not too many of them.
+    #[test]
+    fn y_steps_leave_room_for_every_label() {
+        // (lo, hi, plot height px)
+        let cases = [
+            (-5.8, 11.8, 150.0),
+            (-1.1, 1.1, 150.0),
+            (0.0, 10.5, 150.0),
+            (-6.2e-10, -0.9e-10, 120.0),
+            (1e306, 6e306, 120.0),
+            (0.0, 1.0, 900.0),
+            (41.0, 41.000_001, 60.0),
+        ];
+        for (lo, hi, px) in cases {
+            let step = y_step(lo, hi, (hi - lo) / px);
+            let spacing_px = step / (hi - lo) * px;
+            assert!(
+                spacing_px >= Y_LABEL_SPACING_PX,
+                "{lo}..{hi} at {px} px: step {step}"
+            );
+            assert!(
+                (hi - lo) / step <= 8.0,
+                "{lo}..{hi} at {px} px: step {step}"
+            );
+            let mantissa = step / 10f64.powf(step.log10().floor());
+            assert!(
+                [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9),
+                "{step}"
+            );
+        }
+        assert_eq!(y_step(-5.8, 11.8, 17.6 / 150.0), 5.0);
+    }
 }
