@@ -1,5 +1,14 @@
 //! Argument parsing and dispatch for the `bag` binary.
 
+/// `println!` for the commands' output on stdout: once the reader has gone (`bag info | head
+/// -2`), the rest of the output is dropped and the command finishes as it would have, with its
+/// own exit code, instead of panicking on the broken pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout_line(format_args!($($arg)*))
+    };
+}
+
 mod cat;
 mod export;
 mod format;
@@ -13,16 +22,19 @@ mod reindex;
 mod sim;
 mod verify;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, Parser, Subcommand};
 
 /// Record, inspect, play, verify and repair recordings: Redline bags (a directory of MCAP parts
 /// plus metadata.yaml), single .mcap files and rosbag2 MCAP directories.
 ///
-/// Exit codes: 0 fine; 1 failed; 3 finished but found damage or loss (torn, missing or
-/// garbage parts, dropped messages, verify findings).
+/// Exit codes: 0 fine; 1 failed; 2 usage error (including an empty time range or topics the
+/// recording does not have); 3 finished but found damage or loss (torn, missing or garbage
+/// parts, dropped messages, loss recorded in the index, verify findings).
 #[derive(Debug, Parser)]
 #[command(name = "bag", version, about, long_about)]
 pub struct Cli {
@@ -44,21 +56,135 @@ pub struct Range {
     pub end: Option<String>,
 }
 
+/// Set once stdout's reader has gone.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// Set when writing to stdout failed for another reason (a full disk under `> file`).
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Whether some output was lost to a write error other than a closed pipe (the command then
+/// exits 1: its output is incomplete).
+pub fn stdout_failed() -> bool {
+    STDOUT_FAILED.load(Ordering::Relaxed)
+}
+
+/// One line on stdout (see `outln!`); after a broken pipe, nothing. Any other write error is
+/// reported once on stderr, stdout is then left alone too, and [`stdout_failed`] says so.
+pub fn write_stdout_line(args: std::fmt::Arguments<'_>) {
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        STDOUT_GONE.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            STDOUT_FAILED.store(true, Ordering::Relaxed);
+            eprintln!("error: writing to stdout: {e}");
+        }
+    }
+}
+
+/// A mistake in the command line that clap cannot see (an empty time range, topics the
+/// recording does not have): exit 2, like clap's own usage errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// What [`Range::resolve`] found.
+pub struct Resolved {
+    /// The messages asked for.
+    pub filter: bag::ReadFilter,
+    /// Why nothing can match, when the range lies outside the recording (not a mistake in
+    /// itself: `cat` warns, `export` refuses to write an empty bag).
+    pub nothing: Option<String>,
+}
+
 impl Range {
-    /// The filter these arguments describe; relative times count from `origin_ns`.
-    pub fn filter(&self, origin_ns: u64) -> anyhow::Result<bag::ReadFilter> {
-        use anyhow::Context;
+    /// The filter these arguments describe for `reader`'s recording (relative times count
+    /// from its start). A time that does not parse, `--end` not after `--start`, and topics
+    /// none of which the recording has are [`UsageError`]s; some unknown topics among known
+    /// ones are a warning on stderr.
+    pub fn resolve(&self, reader: &bag::BagReader) -> anyhow::Result<Resolved> {
+        let usage = |text: String| anyhow::Error::new(UsageError(text));
+        let range = reader.time_range_ns();
+        let origin = range.map_or(0, |r| r.0);
         let mut filter = bag::ReadFilter::all();
         if !self.topics.is_empty() {
+            let known: std::collections::BTreeSet<&str> = reader
+                .channels()
+                .iter()
+                .map(|c| c.spec.topic.as_str())
+                .collect();
+            let unknown: Vec<&str> = self
+                .topics
+                .iter()
+                .map(String::as_str)
+                .filter(|t| !known.contains(t))
+                .collect();
+            if unknown.len() == self.topics.len() {
+                let have: Vec<&str> = known.iter().copied().take(20).collect();
+                let more = known.len().saturating_sub(have.len());
+                return Err(usage(format!(
+                    "no topic asked for is in this recording: {} (it has: {}{})",
+                    unknown.join(", "),
+                    have.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )));
+            }
+            for t in unknown {
+                eprintln!("warning: topic {t:?} is not in this recording");
+            }
             filter = filter.topics(self.topics.iter().cloned());
         }
-        if let Some(s) = &self.start {
-            filter = filter.start_ns(format::parse_time(s, origin_ns).context("--start")?);
+        let time = |arg: &str, text: &Option<String>| -> anyhow::Result<Option<u64>> {
+            text.as_deref()
+                .map(|t| format::parse_time(t, origin).map_err(|e| usage(format!("{arg}: {e:#}"))))
+                .transpose()
+        };
+        let (start, end) = (time("--start", &self.start)?, time("--end", &self.end)?);
+        if let (Some(s), Some(e)) = (start, end)
+            && e <= s
+        {
+            return Err(usage(format!(
+                "--end ({}) is not after --start ({}): the range is empty",
+                format::utc(e),
+                format::utc(s)
+            )));
         }
-        if let Some(e) = &self.end {
-            filter = filter.end_ns(format::parse_time(e, origin_ns).context("--end")?);
+        let mut nothing = None;
+        if let Some((first, last)) = range {
+            if let Some(s) = start.filter(|&s| s > last) {
+                nothing = Some(format!(
+                    "--start ({}) is after the recording's last message ({})",
+                    format::utc(s),
+                    format::utc(last)
+                ));
+            } else if let Some(e) = end.filter(|&e| e <= first) {
+                nothing = Some(format!(
+                    "--end ({}) is not after the recording's first message ({})",
+                    format::utc(e),
+                    format::utc(first)
+                ));
+            }
         }
-        Ok(filter)
+        if let Some(s) = start {
+            filter = filter.start_ns(s);
+        }
+        if let Some(e) = end {
+            filter = filter.end_ns(e);
+        }
+        Ok(Resolved { filter, nothing })
     }
 }
 
@@ -78,9 +204,13 @@ enum Command {
         path: PathBuf,
         #[command(flatten)]
         range: Range,
-        /// One JSON object per line, with decoded numeric `fields` where the schema decodes.
+        /// One JSON object per line, with decoded numeric `fields` (in schema order) where the
+        /// schema decodes, and the raw message as `data_b64`.
         #[arg(long)]
         json: bool,
+        /// With --json: leave out `data_b64`.
+        #[arg(long, requires = "json")]
+        no_data: bool,
     },
     /// Check every byte of every part with an MCAP parser independent of the one we read with.
     Verify {
@@ -148,7 +278,12 @@ impl Outcome {
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Info { path, json } => info::run(&path, json),
-        Command::Cat { path, range, json } => cat::run(&path, &range, json),
+        Command::Cat {
+            path,
+            range,
+            json,
+            no_data,
+        } => cat::run(&path, &range, json, !no_data),
         Command::Verify { path, json } => verify::run(&path, json),
         Command::Reindex { path } => reindex::run(&path),
         Command::Export {

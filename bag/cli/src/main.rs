@@ -16,10 +16,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {
+        Ok(_) if cli::stdout_failed() => ExitCode::from(1),
         Ok(outcome) => outcome.exit_code(),
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::from(1)
+            if err.downcast_ref::<cli::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }

@@ -182,8 +182,14 @@ fn bad_input_gives_a_clear_message_and_exit_1() {
         Some(3)
     );
 
+    // A time that does not parse is a usage error, like clap's own.
     let out = bag(&["cat", tmp.path().to_str().unwrap(), "--start", "soon"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--start"),
+        "{}",
+        text(&out.stderr)
+    );
 
     // A zstd level out of range is refused before anything is created.
     let out_dir = tmp.path().join("rec");
@@ -294,9 +300,22 @@ fn export_writes_a_byte_exact_sub_range_that_verifies_and_keeps_the_drop_count()
     // Every byte verifies; the one error is the loss the export carries (issue 24 item 15).
     let verified = bag(&["verify", out.to_str().unwrap()]);
     assert_eq!(verified.status.code(), Some(3));
-    let findings = text(&verified.stdout);
-    assert_eq!(findings.lines().count(), 1, "{findings}");
-    assert!(findings.contains("dropped_messages"), "{findings}");
+    let report = text(&verified.stdout);
+    let findings: Vec<&str> = report
+        .lines()
+        .filter(|l| {
+            (l.contains(": error: ") || l.contains(": warning: ")) && !l.contains(" errors, ")
+        })
+        .collect();
+    assert_eq!(findings.len(), 1, "{report}");
+    assert!(findings[0].contains("dropped_messages"), "{report}");
+    // The verdict ends the report, and is the reason on stderr.
+    assert!(report.contains("1 errors, 0 warnings"), "{report}");
+    assert!(
+        text(&verified.stderr).contains("1 errors, 0 warnings"),
+        "{}",
+        text(&verified.stderr)
+    );
 
     // The target must not hold anything already.
     let again = bag(&["export", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
@@ -305,5 +324,125 @@ fn export_writes_a_byte_exact_sub_range_that_verifies_and_keeps_the_drop_count()
         text(&again.stderr).contains("not empty"),
         "{}",
         text(&again.stderr)
+    );
+}
+
+/// An empty range, a range outside the recording and topics it does not have say so: usage
+/// errors exit 2 and write nothing; `cat` of a range past the end warns.
+#[test]
+fn ranges_that_select_nothing_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    drive(&src, 0);
+    let src = src.to_str().unwrap();
+    let code_and_err = |args: &[&str]| {
+        let out = bag(args);
+        (out.status.code(), text(&out.stderr), text(&out.stdout))
+    };
+    let out1 = tmp.path().join("out1");
+    let (code, err, _) = code_and_err(&[
+        "export",
+        src,
+        "-o",
+        out1.to_str().unwrap(),
+        "--start",
+        "8",
+        "--end",
+        "2",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is not after --start"), "{err}");
+    assert!(!out1.exists(), "nothing written");
+
+    let out2 = tmp.path().join("out2");
+    let (code, err, _) = code_and_err(&[
+        "export",
+        src,
+        "-o",
+        out2.to_str().unwrap(),
+        "--topics",
+        "nope",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("nope") && err.contains("car/engine"), "{err}");
+    assert!(!out2.exists(), "nothing written");
+
+    let out3 = tmp.path().join("out3");
+    let (code, err, _) = code_and_err(&[
+        "export",
+        src,
+        "-o",
+        out3.to_str().unwrap(),
+        "--start",
+        "1000",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("after the recording's last message"), "{err}");
+    assert!(!out3.exists(), "nothing written");
+
+    let (code, err, stdout) = code_and_err(&["cat", src, "--start", "1000"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(stdout.is_empty());
+    assert!(err.contains("warning: nothing to print"), "{err}");
+
+    // One unknown topic among known ones: a warning, and the known one is printed.
+    let (code, err, stdout) = code_and_err(&["cat", src, "--topics", "car/engine,nope"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(stdout.lines().count(), 200);
+    assert!(err.contains("\"nope\" is not in this recording"), "{err}");
+}
+
+/// `bag info X | head -1` and the like: a reader that goes away early ends the output, not
+/// the command (no panic, the command's own exit code).
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    let dropped = tmp.path().join("dropped");
+    drive(&dropped, 5);
+    for (args, code) in [
+        (vec!["info", dir.to_str().unwrap()], 0),
+        (vec!["verify", dir.to_str().unwrap()], 0),
+        (vec!["cat", "--json", dir.to_str().unwrap()], 0),
+        (vec!["info", dropped.to_str().unwrap()], 3),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bag"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        // Closed before the child has started to write.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("waits");
+        let err = text(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    }
+}
+
+/// `--no-data` leaves the raw message out; keys come in the order written (topic first, then
+/// times; `fields` in schema order).
+#[test]
+fn cat_json_can_leave_out_the_raw_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("drive");
+    drive(&dir, 0);
+    let out = bag(&["cat", "--json", "--no-data", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 200);
+    let first = stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("{\"topic\":\"car/engine\",\"log_time\":"),
+        "{first}"
+    );
+    assert!(!stdout.contains("data_b64"), "{first}");
+    let with = bag(&["cat", "--json", dir.to_str().unwrap()]);
+    assert!(
+        text(&with.stdout)
+            .lines()
+            .all(|l| l.contains("\"data_b64\":"))
     );
 }

@@ -303,8 +303,15 @@ fn disagreement(tool: &str, bag: &Path, scratch: &Path, story: &Story) -> Option
             run.code, run.stderr
         ));
     }
-    if !run.stderr.contains(&story.line()) {
-        return Some(format!("stderr lacks {:?}: {}", story.line(), run.stderr));
+    // The readers say it on stderr, as a diagnostic; for verify it is part of its report, on
+    // stdout.
+    let said = if tool == "verify" {
+        &run.stdout
+    } else {
+        &run.stderr
+    };
+    if !said.contains(&story.line()) {
+        return Some(format!("{tool} does not say {:?}: {said}", story.line()));
     }
     // The part is not whole because its end magic is missing: the tools that say why say so.
     if matches!(story, Story::NotWhole { .. })

@@ -39,7 +39,7 @@ fn a_200_mib_part_verifies_in_a_120_mib_address_space() {
         120 * MIB,
     );
     run.assert_code(0, "verify of the part");
-    assert!(run.stderr.contains("200 messages"), "{run:#?}");
+    assert!(run.stdout.contains("200 messages"), "{run:#?}");
     let run = bag_limited(
         &["verify".as_ref(), dir.as_os_str()],
         TIME_LIMIT * 6,

@@ -14,19 +14,13 @@ use super::format::utc;
 use super::loss::report_loss;
 use super::{Outcome, Range};
 
-pub fn run(path: &Path, range: &Range, as_json: bool) -> anyhow::Result<Outcome> {
+pub fn run(path: &Path, range: &Range, as_json: bool, with_data: bool) -> anyhow::Result<Outcome> {
     let reader = BagReader::open(path)?;
-    let known: Vec<&str> = reader
-        .channels()
-        .iter()
-        .map(|c| c.spec.topic.as_str())
-        .collect();
-    for t in &range.topics {
-        if !known.contains(&t.as_str()) {
-            eprintln!("warning: topic {t:?} is not in this recording");
-        }
+    let resolved = range.resolve(&reader)?;
+    if let Some(why) = &resolved.nothing {
+        eprintln!("warning: nothing to print: {why}");
     }
-    let filter = range.filter(reader.time_range_ns().map_or(0, |r| r.0))?;
+    let filter = resolved.filter;
 
     let mut plans: HashMap<usize, Result<Plan, String>> = HashMap::new();
     let stdout = std::io::stdout();
@@ -44,8 +38,11 @@ pub fn run(path: &Path, range: &Range, as_json: bool) -> anyhow::Result<Outcome>
                 "sequence": m.sequence,
                 "schema": m.channel.spec.type_name(),
                 "size": m.data.len(),
-                "data_b64": base64::engine::general_purpose::STANDARD.encode(m.data),
             });
+            if with_data {
+                object["data_b64"] =
+                    Value::String(base64::engine::general_purpose::STANDARD.encode(m.data));
+            }
             match plan {
                 Ok(plan) => match plan.decode_fields(m.data) {
                     Ok(fields) => object["fields"] = fields_json(fields),

@@ -16,7 +16,13 @@ pub fn run(
     compression: Compression,
 ) -> anyhow::Result<Outcome> {
     let source = BagReader::open(path)?;
-    let filter = range.filter(source.time_range_ns().map_or(0, |r| r.0))?;
+    let resolved = range.resolve(&source)?;
+    if let Some(why) = resolved.nothing {
+        return Err(anyhow::Error::new(super::UsageError(format!(
+            "nothing to export, so no bag was written: {why}"
+        ))));
+    }
+    let filter = resolved.filter;
     let progress = Progress::new("exporting", source.message_count());
     let options = ExportOptions {
         filter,
@@ -25,7 +31,7 @@ pub fn run(
     let report = export(&source, out, &options, |n| progress.set(n))
         .with_context(|| format!("exporting to {:?}", out))?;
     progress.finish();
-    println!(
+    outln!(
         "exported {} messages in {} parts to {}",
         report.summary.message_count,
         report.summary.parts.len(),

@@ -17,7 +17,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
     let reader = BagReader::open(path)?;
     let report = Report::of(&reader)?;
     if as_json {
-        println!("{}", report.json(&reader));
+        outln!("{}", report.json(&reader));
     } else {
         report.print(&reader);
     }
@@ -220,16 +220,16 @@ impl Report {
             .collect();
         compression.sort_unstable();
         compression.dedup();
-        println!("path:        {}", reader.path().display());
-        println!("kind:        {}", kind_label(reader.kind()));
+        outln!("path:        {}", reader.path().display());
+        outln!("kind:        {}", kind_label(reader.kind()));
         if total > 0 {
-            println!("start:       {} ({} ns)", utc(self.start_ns), self.start_ns);
-            println!("end:         {} ({} ns)", utc(self.end_ns), self.end_ns);
+            outln!("start:       {} ({} ns)", utc(self.start_ns), self.start_ns);
+            outln!("end:         {} ({} ns)", utc(self.end_ns), self.end_ns);
         }
-        println!("duration:    {}", seconds(self.duration_ns()));
-        println!("messages:    {total}");
-        println!("size:        {}", bytes(size));
-        println!(
+        outln!("duration:    {}", seconds(self.duration_ns()));
+        outln!("messages:    {total}");
+        outln!("size:        {}", bytes(size));
+        outln!(
             "compression: {}",
             if compression.is_empty() {
                 "-".into()
@@ -243,27 +243,27 @@ impl Report {
             ""
         };
         match self.dropped(reader) {
-            Some(d) => println!(
+            Some(d) => outln!(
                 "dropped:     {d} ({:.2}%{from})",
                 share(d, u128::from(d) + u128::from(total))
             ),
-            None => println!("dropped:     {}", self.unknown_because(reader)),
+            None => outln!("dropped:     {}", self.unknown_because(reader)),
         }
         let reasons = reader
             .metadata()
             .and_then(|m| m.redline.as_ref())
             .map(|r| &r.dropped_by_reason);
         for (reason, count) in reasons.into_iter().flatten() {
-            println!("             {count} of them refused by the writer: {reason}");
+            outln!("             {count} of them refused by the writer: {reason}");
         }
         match self.unstamped(reader) {
-            Some(u) => println!(
+            Some(u) => outln!(
                 "unstamped:   {u} ({:.2}% have a synthesized publish time{from})",
                 share(u, u128::from(total))
             ),
-            None => println!("unstamped:   {}", self.unknown_because(reader)),
+            None => outln!("unstamped:   {}", self.unknown_because(reader)),
         }
-        println!("parts:");
+        outln!("parts:");
         for p in reader.parts() {
             let range = p
                 .time_range_ns
@@ -290,7 +290,7 @@ impl Report {
             } else {
                 ""
             };
-            println!(
+            outln!(
                 "  {:<24} {:>10} msgs {:>10}  {}  [{state}]{scanned}",
                 p.name,
                 p.message_count,
@@ -298,10 +298,10 @@ impl Report {
                 range
             );
         }
-        println!("topics:");
+        outln!("topics:");
         let width = self.topics.iter().map(|t| t.topic.len()).max().unwrap_or(0);
         for t in &self.topics {
-            println!(
+            outln!(
                 "  {:<width$}  {:>10} msgs {:>9.2} Hz  {}  [{}]",
                 t.topic,
                 t.count,
@@ -312,16 +312,16 @@ impl Report {
         }
         let never = reader.advertised_never_published();
         if !never.is_empty() {
-            println!("advertised but never published:");
+            outln!("advertised but never published:");
             for a in never {
-                println!("  {} ({})", a.topic, a.schema);
+                outln!("  {} ({})", a.topic, a.schema);
             }
         }
         for note in reader.notes().iter().chain(&self.notes) {
-            println!("note: {note}");
+            outln!("note: {note}");
         }
         for gap in &self.gaps {
-            println!("warning: {gap}");
+            outln!("warning: {gap}");
         }
     }
 

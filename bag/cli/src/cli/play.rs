@@ -171,7 +171,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
     if let Err(e) = bag::live::close(session) {
         eprintln!("warning: {e}");
     }
-    println!("published {published} messages");
+    outln!("published {published} messages");
     // A torn, partial or lossy recording plays what it has, and says what it lacks.
     Ok(report_loss(&reader, &issues))
 }

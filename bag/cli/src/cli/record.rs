@@ -128,7 +128,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<Outcome> {
         eprintln!("warning: {e}");
     }
 
-    println!(
+    outln!(
         "recorded {} messages ({:.1} MiB on disk) in {} parts to {}",
         summary.message_count,
         bytes_on_disk(&summary) as f64 / (1 << 20) as f64,

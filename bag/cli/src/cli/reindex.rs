@@ -10,17 +10,17 @@ use super::Outcome;
 pub fn run(path: &Path) -> anyhow::Result<Outcome> {
     let report = bag::reindex::reindex(path).with_context(|| format!("reindexing {path:?}"))?;
     let info = &report.metadata.rosbag2_bagfile_information;
-    println!(
+    outln!(
         "rebuilt {}: {} parts, {} messages",
         path.join(bag::metadata::METADATA_FILE).display(),
         info.files.len(),
         info.message_count
     );
     if let Some(backup) = &report.index_backup {
-        println!("the previous index is kept as {}", backup.display());
+        outln!("the previous index is kept as {}", backup.display());
     }
     for (part, kept, backup) in &report.repaired {
-        println!(
+        outln!(
             "repaired torn part {part}: {kept} messages kept in a complete MCAP file; the original is kept as {}",
             backup.display()
         );
@@ -35,7 +35,7 @@ pub fn run(path: &Path) -> anyhow::Result<Outcome> {
     let advertised = redline.map_or(0, |r| r.advertised_never_published.len());
     let damaged_index = matches!(report.previous_index, PreviousIndex::Damaged { .. });
     match &report.previous_index {
-        PreviousIndex::Redline => println!(
+        PreviousIndex::Redline => outln!(
             "kept from the previous index: {dropped} dropped, {unstamped} unstamped, \
              {advertised} advertised but never published"
         ),
@@ -53,7 +53,7 @@ pub fn run(path: &Path) -> anyhow::Result<Outcome> {
             "warning: the previous index was damaged ({error}) and none of its drop and \
              unstamped counts could be read: the new index says unknown"
         ),
-        PreviousIndex::Foreign => println!(
+        PreviousIndex::Foreign => outln!(
             "the previous index was written by another tool and has no drop or unstamped \
              counts: the new index says unknown"
         ),

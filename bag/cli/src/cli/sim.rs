@@ -52,6 +52,6 @@ pub fn run(args: &SimArgs) -> anyhow::Result<Outcome> {
     if let Err(e) = bag::live::close(session) {
         eprintln!("warning: {e}");
     }
-    println!("published {published} messages");
+    outln!("published {published} messages");
     Ok(Outcome::Clean)
 }

@@ -1,4 +1,7 @@
 //! `bag verify`: every part checked by our own MCAP parser, one finding per line.
+//!
+//! The report (findings, each part's counts, the verdict) is the command's output, on stdout;
+//! when the recording is not valid the verdict is also the one-line reason on stderr.
 
 use std::path::Path;
 
@@ -9,25 +12,25 @@ use super::Outcome;
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
     let report = bag::verify::verify_path(path).with_context(|| format!("verifying {path:?}"))?;
     if as_json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string(&report).context("encoding the report")?
         );
     } else {
         for finding in report.findings() {
-            println!("{finding}");
+            outln!("{finding}");
         }
         for part in &report.parts {
             // What each damaged chunk costs, in the words (and numbers) `bag cat` uses.
             for chunk in &part.damaged_chunks {
-                eprintln!("{chunk}");
+                outln!("{chunk}");
             }
             let unlisted = if part.unlisted_findings > 0 {
                 format!(" ({} more findings not listed)", part.unlisted_findings)
             } else {
                 String::new()
             };
-            eprintln!(
+            outln!(
                 "{}: {} messages, {} chunks, {} errors, {} warnings{unlisted}",
                 part.part,
                 part.message_count,
@@ -37,7 +40,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
             );
         }
         if report.is_valid() {
-            eprintln!("{}: valid", report.path);
+            outln!("{}: valid", report.path);
         } else {
             // The first error as the reason, on the same line: the one line a script keeps.
             let first = report
@@ -45,12 +48,14 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
                 .find(|f| f.severity == bag::verify::Severity::Error)
                 .map(|f| format!("; first: {f}"))
                 .unwrap_or_default();
-            eprintln!(
+            let verdict = format!(
                 "{}: {} errors, {} warnings{first}",
                 report.path,
                 report.error_count(),
                 report.warning_count()
             );
+            outln!("{verdict}");
+            eprintln!("{verdict}");
         }
     }
     Ok(if report.is_valid() {
