@@ -104,13 +104,23 @@ pub struct BagfileInformation {
     pub files: Vec<FileInformation>,
     /// Free-form key/values (rosbag2 writes `~` when empty).
     pub custom_data: Option<BTreeMap<String, String>>,
-    /// The ROS distribution, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The ROS distribution (`humble`, `jazzy`); `None` when the index does not say (versions
+    /// before 8). Always written, as `''` when unknown: rosbag2 reads the key unconditionally
+    /// from version 8 on, and we write version 8.
+    #[serde(serialize_with = "empty_when_none")]
     pub ros_distro: Option<String>,
     /// Fields this version does not know, kept as found so that rewriting an index (reindex)
     /// never drops what a newer rosbag2 or Redline wrote.
     #[serde(flatten)]
     pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+/// `None` as `''`, as rosbag2 writes an unknown `ros_distro`.
+fn empty_when_none<S: serde::Serializer>(
+    value: &Option<String>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.serialize_str(value.as_deref().unwrap_or(""))
 }
 
 /// A duration in nanoseconds.
@@ -583,21 +593,24 @@ impl BagfileInformation {
     }
 }
 
+/// How [`BagfileInformation::take_descriptions_of`] finds a topic's description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TopicMatch {
+    /// Same name, type and serialization format only.
+    Exact,
+    /// That, else the first of the same name (reindex: a type renamed in the parts).
+    NameFallback,
+}
+
 impl BagfileInformation {
-    /// Takes from `old` (the index this one replaces) every field a rebuild from the parts does
-    /// not own: the version (never lowered, so a version 9 list of QoS profiles stays readable),
-    /// compression, `custom_data`, `ros_distro`, unknown fields, and per topic its QoS profiles,
-    /// type hash and unknown fields. Topics `old` lists that the parts do not hold stay listed,
-    /// with 0 messages. Counts, times and the part lists are this one's.
-    pub(crate) fn keep_fields_of(&mut self, old: &BagfileInformation) {
-        self.version = self.version.max(old.version);
-        if !old.compression_format.is_empty() || !old.compression_mode.is_empty() {
-            self.compression_format = old.compression_format.clone();
-            self.compression_mode = old.compression_mode.clone();
-        }
-        self.custom_data = old.custom_data.clone();
-        self.ros_distro = old.ros_distro.clone();
-        self.other_fields = old.other_fields.clone();
+    /// Takes from `from` (the index of the bag these messages come from, or the one this index
+    /// replaces) what counting the parts cannot give: `ros_distro`, `custom_data`, and per
+    /// topic its QoS profiles, `type_description_hash` and unknown fields. A version 9 source
+    /// (QoS profiles as a list) raises the version to 9, so that they stay readable.
+    pub(crate) fn take_descriptions_of(&mut self, from: &BagfileInformation, matching: TopicMatch) {
+        self.version = self.version.max(from.version);
+        self.custom_data = from.custom_data.clone();
+        self.ros_distro = from.ros_distro.clone();
         let same = |a: &TopicMetadata, b: &TopicMetadata| {
             a.name == b.name
                 && a.type_name == b.type_name
@@ -605,16 +618,19 @@ impl BagfileInformation {
         };
         for topic in &mut self.topics_with_message_count {
             let new = &topic.topic_metadata;
-            let Some(found) = old
+            let exact = from
                 .topics_with_message_count
                 .iter()
-                .find(|o| same(&o.topic_metadata, new))
-                .or_else(|| {
-                    old.topics_with_message_count
+                .find(|o| same(&o.topic_metadata, new));
+            let found = match matching {
+                TopicMatch::Exact => exact,
+                TopicMatch::NameFallback => exact.or_else(|| {
+                    from.topics_with_message_count
                         .iter()
                         .find(|o| o.topic_metadata.name == new.name)
-                })
-            else {
+                }),
+            };
+            let Some(found) = found else {
                 continue;
             };
             let message_count = topic.message_count;
@@ -629,6 +645,21 @@ impl BagfileInformation {
             topic.topic_metadata.type_name = type_name;
             topic.topic_metadata.serialization_format = serialization_format;
         }
+    }
+
+    /// Takes from `old` (the index this one replaces) every field a rebuild from the parts does
+    /// not own: the version (never lowered, so a version 9 list of QoS profiles stays readable),
+    /// compression, `custom_data`, `ros_distro`, unknown fields, and per topic its QoS profiles,
+    /// type hash and unknown fields. Topics `old` lists that the parts do not hold stay listed,
+    /// with 0 messages. Counts, times and the part lists are this one's.
+    pub(crate) fn keep_fields_of(&mut self, old: &BagfileInformation) {
+        self.version = self.version.max(old.version);
+        if !old.compression_format.is_empty() || !old.compression_mode.is_empty() {
+            self.compression_format = old.compression_format.clone();
+            self.compression_mode = old.compression_mode.clone();
+        }
+        self.other_fields = old.other_fields.clone();
+        self.take_descriptions_of(old, TopicMatch::NameFallback);
         for old_topic in &old.topics_with_message_count {
             let listed = self
                 .topics_with_message_count

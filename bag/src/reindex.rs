@@ -356,8 +356,10 @@ fn repair_torn_part(part: &PartInfo) -> Result<Repaired> {
         .open(&tmp)
         .map_err(|e| BagError::io("creating", &tmp, e))?;
     let written = |e| BagError::io("writing", &tmp, e);
+    // No profile (`""`): the channels are known only after the scan, and the header comes first.
     let mut writer = PartWriter::new(
         BufWriter::new(file),
+        "",
         compression,
         0,
         Some(REPAIR_CHUNK_BYTES),
