@@ -1,7 +1,9 @@
 //! `metadata.yaml`: rosbag2's `rosbag2_bagfile_information` layout plus our `redline:` section.
 //!
-//! Reading is lenient (rosbag2 versions 4 to 9 and our own files all parse); writing always
-//! produces version 8 with every field rosbag2 expects.
+//! Reading is lenient (rosbag2 versions 4 to 9 and our own files all parse; keys a version
+//! lacks read as empty or unknown); writing produces version 8 with every key rosbag2 writes
+//! for it, `ros_distro` included (`''` when unknown), or version 9 when the index it keeps or
+//! takes descriptions from is 9 (its QoS profiles are lists).
 
 use std::collections::BTreeMap;
 use std::fs;
