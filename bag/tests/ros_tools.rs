@@ -427,3 +427,92 @@ fn export_of_a_capnp_bag_says_no_profile() {
         assert_eq!(profile_of(&part), "");
     }
 }
+
+/// Cuts the last chunk of `part` short, as a killed writer leaves it.
+fn tear(part: &Path) {
+    let bytes = std::fs::read(part).expect("read part");
+    let summary = mcap::Summary::read(&bytes)
+        .expect("summary parses")
+        .expect("a summary");
+    let last = summary.chunk_indexes.last().expect("a chunk");
+    let end = usize::try_from(last.chunk_start_offset + last.chunk_length).expect("fits");
+    std::fs::write(part, &bytes[..end - 10]).expect("write torn part");
+}
+
+#[test]
+fn reindex_keeps_ros2_on_a_repaired_part_and_rosbags_reads_the_bag() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("torn_ros2");
+    let mut writer =
+        BagWriter::create(&out, WriteOptions::new().profile(Profile::Ros2)).expect("create");
+    let chatter = writer.add_channel(string_channel("/chatter"));
+    for i in 0..300u64 {
+        let t = 1_700_000_000_000_000_000 + i;
+        writer
+            .write(chatter, t, Some(t), &cdr_string(&format!("m{i}")))
+            .expect("write");
+        if i % 100 == 99 {
+            writer.flush().expect("flush");
+        }
+    }
+    writer.close().expect("close");
+    let part = part_paths(&out).remove(0);
+    tear(&part);
+    let report = bag::reindex::reindex(&out).expect("reindex");
+    assert_eq!(report.repaired.len(), 1);
+    assert_eq!(profile_of(&part), "ros2", "the repair keeps the profile");
+    assert_rosbags_agree(&out, true);
+}
+
+#[test]
+fn reindex_of_a_part_that_says_ros2_but_holds_json_writes_no_profile() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("torn_json");
+    let mut writer = BagWriter::create(&out, WriteOptions::new()).expect("create");
+    let json = writer.add_channel(ChannelSpec {
+        topic: "car/status".into(),
+        message_encoding: "json".into(),
+        schema: None,
+        metadata: BTreeMap::new(),
+    });
+    for i in 0..300u64 {
+        writer.write(json, i, Some(i), b"{}").expect("write");
+        if i % 100 == 99 {
+            writer.flush().expect("flush");
+        }
+    }
+    writer.close().expect("close");
+    let part = part_paths(&out).remove(0);
+    tear(&part);
+    // A part from another writer whose header claims `ros2` for a JSON channel.
+    let mut bytes = std::fs::read(&part).expect("read");
+    let magic_and_prefix = 8 + 9;
+    assert_eq!(
+        &bytes[magic_and_prefix..magic_and_prefix + 4],
+        &[0, 0, 0, 0]
+    );
+    let mut claimed = bytes[..magic_and_prefix].to_vec();
+    let body_len = u64::from_le_bytes(bytes[9..17].try_into().expect("8 bytes")) + 4;
+    claimed[9..17].copy_from_slice(&body_len.to_le_bytes());
+    claimed.extend_from_slice(&4u32.to_le_bytes());
+    claimed.extend_from_slice(b"ros2");
+    claimed.extend_from_slice(&bytes[magic_and_prefix + 4..]);
+    bytes = claimed;
+    std::fs::write(&part, &bytes).expect("write");
+    assert_eq!(profile_of_torn(&part), "ros2");
+
+    let report = bag::reindex::reindex(&out).expect("reindex");
+    assert_eq!(report.repaired.len(), 1);
+    assert_eq!(
+        profile_of(&part),
+        "",
+        "JSON never sits in a part that says ros2"
+    );
+    assert_eq!(our_counts(&out).0["car/status"], report.repaired[0].1);
+}
+
+/// The header profile of a part that may be torn.
+fn profile_of_torn(part: &Path) -> String {
+    let report = verify::verify_file(part).expect("verify part");
+    report.profile.expect("a header")
+}
