@@ -5,6 +5,47 @@ use std::collections::BTreeMap;
 /// Channel metadata key under which our recorder stores the registry schema name.
 pub const REGISTRY_SCHEMA_KEY: &str = "redline/schema";
 
+/// The MCAP header's `profile` for the parts a [`BagWriter`](crate::BagWriter) writes.
+///
+/// The header is a part's first record, written before any channel: a part says `ros2` only
+/// when the writer was asked for it ([`WriteOptions::profile`](crate::WriteOptions::profile))
+/// and every channel it knows when the part starts [fits the ROS 2 profile](ChannelSpec::fits_ros2_profile).
+/// A channel that does not fit, arriving later, starts a new part that says `""` (or restarts
+/// the part in place while it holds nothing yet): no part that says `ros2` ever holds a channel
+/// that does not fit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// `""`: no profile (what every part said before profiles were chosen).
+    #[default]
+    Unnamed,
+    /// `ros2`: every channel is CDR with a `ros2msg` or `ros2idl` schema (the MCAP ROS 2
+    /// profile), which the `rosbags` reader and rosbag2 require.
+    Ros2,
+}
+
+impl Profile {
+    /// The string in the MCAP header.
+    pub fn mcap_name(self) -> &'static str {
+        match self {
+            Profile::Unnamed => "",
+            Profile::Ros2 => "ros2",
+        }
+    }
+
+    /// `Ros2` when there is at least one channel and every one fits the ROS 2 profile, else
+    /// `Unnamed`: how `bag export` and Save Recording choose, knowing every channel up front.
+    pub fn for_channels<'a>(channels: impl IntoIterator<Item = &'a ChannelSpec>) -> Profile {
+        let mut any = false;
+        for channel in channels {
+            if !channel.fits_ros2_profile() {
+                return Profile::Unnamed;
+            }
+            any = true;
+        }
+        if any { Profile::Ros2 } else { Profile::Unnamed }
+    }
+}
+
 /// A schema as stored in an MCAP `Schema` record.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SchemaSpec {
@@ -61,6 +102,16 @@ impl ChannelSpec {
             return name;
         }
         self.schema.as_ref().map_or("", |s| s.name.as_str())
+    }
+
+    /// Whether the channel may appear in a part whose profile is `ros2`: message encoding
+    /// `cdr` and a `ros2msg` or `ros2idl` schema (the MCAP specification's ROS 2 profile).
+    pub fn fits_ros2_profile(&self) -> bool {
+        self.message_encoding == "cdr"
+            && self
+                .schema
+                .as_ref()
+                .is_some_and(|s| s.encoding == "ros2msg" || s.encoding == "ros2idl")
     }
 
     pub(crate) fn from_mcap(channel: &mcap::Channel<'_>) -> Self {

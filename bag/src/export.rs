@@ -3,6 +3,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
+use crate::channel::Profile;
 use crate::error::Result;
 use crate::filter::ReadFilter;
 use crate::format::Compression;
@@ -61,13 +62,26 @@ pub fn export(
         topics: filter.topics.iter().flatten().cloned().collect(),
     };
     let range_end_ns = record.end_ns;
-    let mut writer = BagWriter::create(
-        out,
-        WriteOptions::new()
-            .compression(options.compression)
-            .chunk_max_age(None)
-            .source(record),
-    )?;
+    let kept_topics: Option<&BTreeSet<String>> = filter.topics.as_ref();
+    // Every channel is known before the first header is written: the parts say `ros2` when
+    // every exported channel fits that profile (a rosbag2 CDR bag), so that ROS tools read them.
+    let profile = Profile::for_channels(
+        source
+            .channels()
+            .iter()
+            .map(|c| &c.spec)
+            .filter(|spec| kept_topics.is_none_or(|t| t.contains(&spec.topic))),
+    );
+    let mut write_options = WriteOptions::new()
+        .compression(options.compression)
+        .chunk_max_age(None)
+        .source(record)
+        .profile(profile);
+    // What the source's index says and the messages cannot: ROS distribution, type hashes, QoS.
+    if let Some(metadata) = source.metadata() {
+        write_options = write_options.described_by(metadata.rosbag2_bagfile_information.clone());
+    }
+    let mut writer = BagWriter::create(out, write_options)?;
     // Unknown stays unknown: a 0 here would call a recording of unknown loss complete.
     let carried_dropped = source.dropped_messages();
     match carried_dropped {
@@ -79,7 +93,6 @@ pub fn export(
         writer.mark_unstamped_count_unknown()?;
     }
     let count_unstamped = source_unstamped.unwrap_or(0) > 0;
-    let kept_topics: Option<&BTreeSet<String>> = filter.topics.as_ref();
     for a in source.advertised_never_published() {
         if kept_topics.is_none_or(|t| t.contains(&a.topic)) {
             writer.advertise(&a.topic, &a.schema);

@@ -47,6 +47,22 @@ pub const MAGIC: &[u8; 8] = b"\x89MCAP0\r\n";
 /// (a corrupted length must not allocate).
 pub const MAX_RECORD_BYTES: usize = 256 * 1024 * 1024;
 
+/// The profile the Header record at the start of a part says (`ros2`, `""`), from the part's
+/// first bytes; `None` when they do not start with the magic and a whole Header record.
+pub fn header_profile(start: &[u8]) -> Option<&str> {
+    let rest = start.strip_prefix(MAGIC.as_slice())?;
+    let prefix = RecordPrefix::read(rest)?;
+    if prefix.opcode != op::HEADER {
+        return None;
+    }
+    let available = u64::try_from(rest.len().saturating_sub(RECORD_PREFIX_LEN)).ok()?;
+    let body_len = prefix.body_len_within(available).ok()?;
+    let body = rest.get(RECORD_PREFIX_LEN..RECORD_PREFIX_LEN + body_len)?;
+    let (len, text) = body.split_first_chunk::<4>()?;
+    let len = usize::try_from(u32::from_le_bytes(*len)).ok()?;
+    std::str::from_utf8(text.get(..len)?).ok()
+}
+
 /// Record opcodes, as the MCAP specification numbers them.
 pub mod op {
     /// The file's first record: profile and library.

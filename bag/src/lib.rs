@@ -54,7 +54,7 @@ mod write_behind;
 pub mod writer;
 pub mod writer_lock;
 
-pub use channel::{ChannelInfo, ChannelSpec, REGISTRY_SCHEMA_KEY, SchemaSpec};
+pub use channel::{ChannelInfo, ChannelSpec, Profile, REGISTRY_SCHEMA_KEY, SchemaSpec};
 pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};
 pub use filter::ReadFilter;

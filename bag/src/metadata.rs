@@ -1,7 +1,9 @@
 //! `metadata.yaml`: rosbag2's `rosbag2_bagfile_information` layout plus our `redline:` section.
 //!
-//! Reading is lenient (rosbag2 versions 4 to 9 and our own files all parse); writing always
-//! produces version 8 with every field rosbag2 expects.
+//! Reading is lenient (rosbag2 versions 4 to 9 and our own files all parse; keys a version
+//! lacks read as empty or unknown); writing produces version 8 with every key rosbag2 writes
+//! for it, `ros_distro` included (`''` when unknown), or version 9 when the index it keeps or
+//! takes descriptions from is 9 (its QoS profiles are lists).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -104,13 +106,34 @@ pub struct BagfileInformation {
     pub files: Vec<FileInformation>,
     /// Free-form key/values (rosbag2 writes `~` when empty).
     pub custom_data: Option<BTreeMap<String, String>>,
-    /// The ROS distribution, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The ROS distribution (`humble`, `jazzy`); `None` when the index does not say (versions
+    /// before 8, or `''` as rosbag2 writes an unknown one). Always written, as `''` when
+    /// unknown: rosbag2 reads the key unconditionally from version 8 on, and we write version 8.
+    #[serde(
+        serialize_with = "empty_when_none",
+        deserialize_with = "none_when_empty"
+    )]
     pub ros_distro: Option<String>,
     /// Fields this version does not know, kept as found so that rewriting an index (reindex)
     /// never drops what a newer rosbag2 or Redline wrote.
     #[serde(flatten)]
     pub other_fields: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+/// `None` as `''`, as rosbag2 writes an unknown `ros_distro`.
+fn empty_when_none<S: serde::Serializer>(
+    value: &Option<String>,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    serializer.serialize_str(value.as_deref().unwrap_or(""))
+}
+
+/// `''` (and `~`) as `None`: rosbag2's way of saying the distribution is unknown.
+fn none_when_empty<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<String>, D::Error> {
+    let value: Option<String> = Option::deserialize(deserializer)?;
+    Ok(value.filter(|v| !v.is_empty()))
 }
 
 /// A duration in nanoseconds.
@@ -583,21 +606,24 @@ impl BagfileInformation {
     }
 }
 
+/// How [`BagfileInformation::take_descriptions_of`] finds a topic's description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TopicMatch {
+    /// Same name, type and serialization format only.
+    Exact,
+    /// That, else the first of the same name (reindex: a type renamed in the parts).
+    NameFallback,
+}
+
 impl BagfileInformation {
-    /// Takes from `old` (the index this one replaces) every field a rebuild from the parts does
-    /// not own: the version (never lowered, so a version 9 list of QoS profiles stays readable),
-    /// compression, `custom_data`, `ros_distro`, unknown fields, and per topic its QoS profiles,
-    /// type hash and unknown fields. Topics `old` lists that the parts do not hold stay listed,
-    /// with 0 messages. Counts, times and the part lists are this one's.
-    pub(crate) fn keep_fields_of(&mut self, old: &BagfileInformation) {
-        self.version = self.version.max(old.version);
-        if !old.compression_format.is_empty() || !old.compression_mode.is_empty() {
-            self.compression_format = old.compression_format.clone();
-            self.compression_mode = old.compression_mode.clone();
-        }
-        self.custom_data = old.custom_data.clone();
-        self.ros_distro = old.ros_distro.clone();
-        self.other_fields = old.other_fields.clone();
+    /// Takes from `from` (the index of the bag these messages come from, or the one this index
+    /// replaces) what counting the parts cannot give: `ros_distro`, `custom_data`, and per
+    /// topic its QoS profiles, `type_description_hash` and unknown fields. A version 9 source
+    /// (QoS profiles as a list) raises the version to 9, so that they stay readable.
+    pub(crate) fn take_descriptions_of(&mut self, from: &BagfileInformation, matching: TopicMatch) {
+        self.version = self.version.max(from.version);
+        self.custom_data = from.custom_data.clone();
+        self.ros_distro = from.ros_distro.clone();
         let same = |a: &TopicMetadata, b: &TopicMetadata| {
             a.name == b.name
                 && a.type_name == b.type_name
@@ -605,16 +631,19 @@ impl BagfileInformation {
         };
         for topic in &mut self.topics_with_message_count {
             let new = &topic.topic_metadata;
-            let Some(found) = old
+            let exact = from
                 .topics_with_message_count
                 .iter()
-                .find(|o| same(&o.topic_metadata, new))
-                .or_else(|| {
-                    old.topics_with_message_count
+                .find(|o| same(&o.topic_metadata, new));
+            let found = match matching {
+                TopicMatch::Exact => exact,
+                TopicMatch::NameFallback => exact.or_else(|| {
+                    from.topics_with_message_count
                         .iter()
                         .find(|o| o.topic_metadata.name == new.name)
-                })
-            else {
+                }),
+            };
+            let Some(found) = found else {
                 continue;
             };
             let message_count = topic.message_count;
@@ -629,6 +658,21 @@ impl BagfileInformation {
             topic.topic_metadata.type_name = type_name;
             topic.topic_metadata.serialization_format = serialization_format;
         }
+    }
+
+    /// Takes from `old` (the index this one replaces) every field a rebuild from the parts does
+    /// not own: the version (never lowered, so a version 9 list of QoS profiles stays readable),
+    /// compression, `custom_data`, `ros_distro`, unknown fields, and per topic its QoS profiles,
+    /// type hash and unknown fields. Topics `old` lists that the parts do not hold stay listed,
+    /// with 0 messages. Counts, times and the part lists are this one's.
+    pub(crate) fn keep_fields_of(&mut self, old: &BagfileInformation) {
+        self.version = self.version.max(old.version);
+        if !old.compression_format.is_empty() || !old.compression_mode.is_empty() {
+            self.compression_format = old.compression_format.clone();
+            self.compression_mode = old.compression_mode.clone();
+        }
+        self.other_fields = old.other_fields.clone();
+        self.take_descriptions_of(old, TopicMatch::NameFallback);
         for old_topic in &old.topics_with_message_count {
             let listed = self
                 .topics_with_message_count
@@ -672,6 +716,105 @@ mod tests {
             "std_msgs/msg/String"
         );
         assert!(m.redline.is_none());
+    }
+
+    #[test]
+    fn version_8_keys_are_written_even_when_an_old_index_had_none() {
+        // A version 4 index: no ros_distro, custom_data, files or type hashes.
+        let v4 = "rosbag2_bagfile_information:\n  version: 4\n  storage_identifier: mcap\n  message_count: 0\n  topics_with_message_count:\n  - message_count: 0\n    topic_metadata:\n      name: /a\n      offered_qos_profiles: ''\n      serialization_format: cdr\n      type: std_msgs/msg/String\n  relative_file_paths: []\n";
+        let m = Metadata::parse(v4).expect("parses");
+        let info = &m.rosbag2_bagfile_information;
+        assert_eq!(info.ros_distro, None);
+        assert_eq!(info.custom_data, None);
+        assert!(info.files.is_empty());
+        // Written as version 8, every key rosbag2 reads for it is there.
+        let mut rebuilt = BagfileInformation::build(&[], TopicCounts::default());
+        rebuilt.keep_fields_of(info);
+        let text = serde_yaml_ng::to_string(&rebuilt).expect("yaml");
+        let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).expect("reparses");
+        assert_eq!(value["version"].as_u64(), Some(8));
+        assert_eq!(value["ros_distro"].as_str(), Some(""), "{text}");
+        for key in [
+            "storage_identifier",
+            "duration",
+            "starting_time",
+            "message_count",
+            "topics_with_message_count",
+            "compression_format",
+            "compression_mode",
+            "relative_file_paths",
+            "files",
+            "custom_data",
+        ] {
+            assert!(value.get(key).is_some(), "{key} missing in\n{text}");
+        }
+        let topic = &value["topics_with_message_count"][0]["topic_metadata"];
+        assert_eq!(topic["type_description_hash"].as_str(), Some(""), "{text}");
+        // A distro that is known stays known; `~` reads as unknown.
+        let with = "rosbag2_bagfile_information:\n  version: 8\n  ros_distro: jazzy\n";
+        let m = Metadata::parse(with).expect("parses");
+        assert_eq!(
+            m.rosbag2_bagfile_information.ros_distro.as_deref(),
+            Some("jazzy")
+        );
+        assert!(m.to_yaml().contains("ros_distro: jazzy"));
+        let null = "rosbag2_bagfile_information:\n  version: 8\n  ros_distro: ~\n";
+        let m = Metadata::parse(null).expect("parses");
+        assert_eq!(m.rosbag2_bagfile_information.ros_distro, None);
+    }
+
+    #[test]
+    fn take_descriptions_of_keeps_hashes_and_distro_of_matching_topics_only() {
+        let topic = |name: &str, type_name: &str, hash: &str| TopicWithCount {
+            topic_metadata: TopicMetadata {
+                name: name.into(),
+                type_name: type_name.into(),
+                serialization_format: "cdr".into(),
+                offered_qos_profiles: serde_yaml_ng::Value::String("- depth: 3".into()),
+                type_description_hash: hash.into(),
+                other_fields: BTreeMap::new(),
+            },
+            message_count: 5,
+            other_fields: BTreeMap::new(),
+        };
+        let source = BagfileInformation {
+            version: 8,
+            ros_distro: Some("humble".into()),
+            topics_with_message_count: vec![
+                topic("/a", "std_msgs/msg/String", "RIHS01_aa"),
+                topic("/b", "std_msgs/msg/Int32", "RIHS01_bb"),
+            ],
+            ..BagfileInformation::default()
+        };
+        let mut counts = TopicCounts::default();
+        let spec = |t: &str, ty: &str| ChannelSpec {
+            topic: t.into(),
+            message_encoding: "cdr".into(),
+            schema: Some(crate::channel::SchemaSpec {
+                name: ty.into(),
+                encoding: "ros2msg".into(),
+                data: Vec::new(),
+            }),
+            metadata: BTreeMap::new(),
+        };
+        counts.add(&spec("/a", "std_msgs/msg/String"), 2);
+        // Same name, another type: not this topic's description.
+        counts.add(&spec("/b", "std_msgs/msg/Float64"), 1);
+        let mut info = BagfileInformation::build(&[], counts);
+        info.take_descriptions_of(&source, TopicMatch::Exact);
+        assert_eq!(info.ros_distro.as_deref(), Some("humble"));
+        let by_name: BTreeMap<&str, &TopicWithCount> = info
+            .topics_with_message_count
+            .iter()
+            .map(|t| (t.topic_metadata.name.as_str(), t))
+            .collect();
+        assert_eq!(
+            by_name["/a"].topic_metadata.type_description_hash,
+            "RIHS01_aa"
+        );
+        assert_eq!(by_name["/a"].message_count, 2, "counts are ours");
+        assert_eq!(by_name["/b"].topic_metadata.type_description_hash, "");
+        assert_eq!(info.topics_with_message_count.len(), 2, "no topic added");
     }
 
     #[test]

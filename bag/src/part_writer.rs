@@ -66,9 +66,11 @@ struct Statistics {
 }
 
 impl<W: Write> PartWriter<W> {
-    /// Starts a part on `out` (magic and header record).
+    /// Starts a part on `out` (magic and header record, whose profile is `profile`: `""` or
+    /// `ros2`, see [`Profile`](crate::Profile)).
     pub(crate) fn new(
         out: W,
+        profile: &str,
         compression: Compression,
         level: i32,
         auto_chunk_bytes: Option<usize>,
@@ -77,7 +79,7 @@ impl<W: Write> PartWriter<W> {
         out.write_all(MAGIC)?;
         let mut header = Vec::new();
         record(&mut header, op::HEADER, |b| {
-            put_str(b, "");
+            put_str(b, profile);
             put_str(b, concat!("redline-bag/", env!("CARGO_PKG_VERSION")));
         });
         out.write_all(&header)?;
@@ -544,7 +546,7 @@ mod tests {
     /// A part with two channels sharing a schema and one without a schema, over several
     /// chunks; `step_back`: every tenth message is logged earlier than the one before.
     fn write_part(compression: Compression, step_back: bool) -> (Vec<u8>, Written) {
-        let mut w = PartWriter::new(Vec::new(), compression, 0, Some(3_000)).unwrap();
+        let mut w = PartWriter::new(Vec::new(), "", compression, 0, Some(3_000)).unwrap();
         let schema = w.add_schema("Imu", "capnp", &[7u8; 300]).unwrap();
         assert_eq!(w.add_schema("Imu", "capnp", &[7u8; 300]).unwrap(), schema);
         let metadata = BTreeMap::from([("zenoh/encoding".to_string(), "x".to_string())]);
@@ -647,7 +649,7 @@ mod tests {
 
     #[test]
     fn a_part_without_messages_is_still_a_whole_file() {
-        let mut w = PartWriter::new(Vec::new(), Compression::Zstd, 0, None).unwrap();
+        let mut w = PartWriter::new(Vec::new(), "", Compression::Zstd, 0, None).unwrap();
         w.add_channel(0, "car/quiet", "json", &BTreeMap::new())
             .unwrap();
         w.flush().unwrap();
@@ -671,7 +673,7 @@ mod tests {
         smooth: u64,
         log_time: impl Fn(u64) -> u64,
     ) -> (Vec<(String, u64, u64)>, u64) {
-        let mut w = PartWriter::new(Vec::new(), compression, -1, Some(3_000)).unwrap();
+        let mut w = PartWriter::new(Vec::new(), "", compression, -1, Some(3_000)).unwrap();
         let channel = w
             .add_channel(0, "car/noise", "bytes", &BTreeMap::new())
             .unwrap();
@@ -799,7 +801,7 @@ mod tests {
 
     #[test]
     fn refuses_ids_it_never_gave_and_writes_nothing_for_them() {
-        let mut w = PartWriter::new(Vec::new(), Compression::None, 0, None).unwrap();
+        let mut w = PartWriter::new(Vec::new(), "", Compression::None, 0, None).unwrap();
         assert!(w.add_channel(3, "t", "e", &BTreeMap::new()).is_err());
         let header = MessageHeader {
             channel_id: 0,

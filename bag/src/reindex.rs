@@ -2,9 +2,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Read};
 use std::path::{Path, PathBuf};
 
+use crate::channel::Profile;
 use crate::error::{BagError, Result};
 use crate::format::{Compression, MessageHeader};
 use crate::metadata::{
@@ -340,24 +341,58 @@ struct Repaired {
 
 /// Rewrites a torn part as a complete MCAP file. Messages on channels the part never defines
 /// cannot be attributed to a topic: they are left out and counted, not a reason to give up on
-/// the rest.
+/// the rest. The rewrite keeps the original's profile `ros2` when every channel it holds fits
+/// that profile (else it says `""`).
 fn repair_torn_part(part: &PartInfo) -> Result<Repaired> {
     let tmp = part.path.with_extension("mcap.reindex-tmp");
+    let mut start = Vec::new();
+    fs::File::open(&part.path)
+        .and_then(|f| f.take(4096).read_to_end(&mut start))
+        .map_err(|e| BagError::io("reading", &part.path, e))?;
+    let original = crate::format::header_profile(&start).unwrap_or("");
+    // The header comes before the channels: a channel that does not fit `ros2` is found only
+    // while copying, and the copy is then made again without a profile.
+    let mut profiles = vec![Profile::Unnamed];
+    if original == Profile::Ros2.mcap_name() {
+        profiles.insert(0, Profile::Ros2);
+    }
+    for profile in profiles {
+        if let Some((kept, unattributed)) = copy_torn_part(part, &tmp, profile)? {
+            return swap_in_repair(part, &tmp, kept, unattributed);
+        }
+    }
+    Err(BagError::RepairFailed {
+        path: part.path.clone(),
+        found: 0,
+        expected: part.message_count,
+        status: "not copied",
+    })
+}
+
+/// Copies what can be read of a torn part into a complete MCAP file at `tmp` whose header says
+/// `profile`: the messages kept and, by channel id, those left out. `None` (and no `tmp`) when
+/// `profile` is `ros2` and a channel does not fit it.
+fn copy_torn_part(
+    part: &PartInfo,
+    tmp: &Path,
+    profile: Profile,
+) -> Result<Option<(u64, BTreeMap<u16, u64>)>> {
     let compression = part
         .compression
         .iter()
         .find_map(|c| c.parse::<Compression>().ok())
         .unwrap_or_default();
     // Created new, so that a planted symlink of that name is never followed out of the bag.
-    let _ = fs::remove_file(&tmp);
+    let _ = fs::remove_file(tmp);
     let file = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(&tmp)
-        .map_err(|e| BagError::io("creating", &tmp, e))?;
-    let written = |e| BagError::io("writing", &tmp, e);
+        .open(tmp)
+        .map_err(|e| BagError::io("creating", tmp, e))?;
+    let written = |e| BagError::io("writing", tmp, e);
     let mut writer = PartWriter::new(
         BufWriter::new(file),
+        profile.mcap_name(),
         compression,
         0,
         Some(REPAIR_CHUNK_BYTES),
@@ -375,6 +410,11 @@ fn repair_torn_part(part: &PartInfo) -> Result<Repaired> {
                 let Some((id, spec)) = definitions.resolve(definition) else {
                     continue;
                 };
+                if profile == Profile::Ros2 && !spec.fits_ros2_profile() {
+                    drop(writer);
+                    fs::remove_file(tmp).map_err(|e| BagError::io("removing", tmp, e))?;
+                    return Ok(None);
+                }
                 // Identical schemas get one id.
                 let schema_id = match &spec.schema {
                     None => 0,
@@ -410,19 +450,28 @@ fn repair_torn_part(part: &PartInfo) -> Result<Repaired> {
         .finish()
         .map_err(written)?
         .into_inner()
-        .map_err(|e| BagError::io("writing", &tmp, e.into_error()))?;
+        .map_err(|e| BagError::io("writing", tmp, e.into_error()))?;
     file.sync_all()
-        .map_err(|e| BagError::io("syncing", &tmp, e))?;
-    drop(file);
+        .map_err(|e| BagError::io("syncing", tmp, e))?;
+    Ok(Some((kept, unattributed)))
+}
 
+/// Puts the copy at `tmp` in the torn part's place, after checking that it is complete and holds
+/// every recovered message; the original is kept beside it.
+fn swap_in_repair(
+    part: &PartInfo,
+    tmp: &Path,
+    kept: u64,
+    unattributed: BTreeMap<u16, u64>,
+) -> Result<Repaired> {
     // Check before swapping: the new file must be complete and hold every recovered message.
-    let check = PartInfo::inspect(part.name.clone(), tmp.clone(), true);
+    let check = PartInfo::inspect(part.name.clone(), tmp.to_path_buf(), true);
     let left_out: u64 = unattributed.values().sum();
     if check.status != PartStatus::Complete
         || check.message_count != kept
         || kept + left_out != part.message_count
     {
-        fs::remove_file(&tmp).ok();
+        fs::remove_file(tmp).ok();
         return Err(BagError::RepairFailed {
             path: part.path.clone(),
             found: check.message_count,
@@ -435,7 +484,7 @@ fn repair_torn_part(part: &PartInfo) -> Result<Repaired> {
         1 => part.path.with_extension("mcap.torn"),
         n => part.path.with_extension(format!("mcap.torn-{n}")),
     })?;
-    fs::rename(&tmp, &part.path).map_err(|e| BagError::io("replacing", &part.path, e))?;
+    fs::rename(tmp, &part.path).map_err(|e| BagError::io("replacing", &part.path, e))?;
     if let Some(dir) = part.path.parent() {
         sync_dir(dir)?;
     }

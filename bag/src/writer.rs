@@ -13,14 +13,14 @@ use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::channel::ChannelSpec;
+use crate::channel::{ChannelSpec, Profile};
 use crate::error::{BagError, Result};
 use crate::format::MESSAGE_RECORD_OVERHEAD;
 use crate::format::{Compression, MessageHeader};
 use crate::layout::part_file_name;
 use crate::metadata::{
     Advertised, BagfileInformation, LossRecord, Metadata, PartRecord, PartState, RedlineSection,
-    SourceRecord, TopicCounts,
+    SourceRecord, TopicCounts, TopicMatch,
 };
 use crate::part_writer::{MAX_CHUNK_RECORDS_BYTES, PartWriter};
 use crate::write_behind::WriteBehind;
@@ -36,6 +36,8 @@ pub struct WriteOptions {
     part_max_bytes: Option<u64>,
     part_max_duration_ns: Option<u64>,
     source: Option<SourceRecord>,
+    profile: Profile,
+    described_by: Option<BagfileInformation>,
 }
 
 impl Default for WriteOptions {
@@ -48,6 +50,8 @@ impl Default for WriteOptions {
             part_max_bytes: None,
             part_max_duration_ns: None,
             source: None,
+            profile: Profile::Unnamed,
+            described_by: None,
         }
     }
 }
@@ -103,6 +107,24 @@ impl WriteOptions {
         self.source = Some(source);
         self
     }
+
+    /// The MCAP profile to write in each part's header. `Profile::Ros2` is a request: a part
+    /// says `ros2` only while every channel added so far fits the ROS 2 profile, and a channel
+    /// that does not fit moves the writer to a new part that says `""` (see [`Profile`]).
+    /// Default `Profile::Unnamed` (`""`).
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// The rosbag2 section of the index this bag's messages come from (`bag export`): the
+    /// fields a writer cannot know are taken from it, namely `ros_distro`, `custom_data` and,
+    /// per topic of the same name, type and serialization format, its QoS profiles and
+    /// `type_description_hash`.
+    pub fn described_by(mut self, info: BagfileInformation) -> Self {
+        self.described_by = Some(info);
+        self
+    }
 }
 
 /// A handle to a channel added to a [`BagWriter`].
@@ -139,6 +161,8 @@ struct OpenPart {
     record: PartRecord,
     path: PathBuf,
     writer: PartWriter<BufWriter<WriteBehind>>,
+    /// What the part's header says.
+    profile: Profile,
     /// Recording-wide channel index -> the part's MCAP channel id, once used in this part.
     mcap_channel_ids: Vec<Option<u16>>,
     chunk_opened_at: Option<Instant>,
@@ -479,6 +503,13 @@ impl BagWriter {
         let index = self.finished_parts.len();
         let file_name = part_file_name(&self.name, index);
         let path = self.dir.join(&file_name);
+        // Decided now: the header is the part's first record.
+        let profile = match self.options.profile {
+            Profile::Ros2 if self.channels.iter().all(|c| c.spec.fits_ros2_profile()) => {
+                Profile::Ros2
+            }
+            _ => Profile::Unnamed,
+        };
         let file = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -486,6 +517,7 @@ impl BagWriter {
             .map_err(|e| BagError::io("creating", &path, e))?;
         let writer = PartWriter::new(
             BufWriter::with_capacity(1 << 20, WriteBehind::new(file)),
+            profile.mcap_name(),
             self.options.compression,
             self.options.compression_level,
             None,
@@ -499,10 +531,23 @@ impl BagWriter {
             },
             path,
             writer,
+            profile,
             mcap_channel_ids: Vec::new(),
             chunk_opened_at: None,
         });
         Ok(())
+    }
+
+    /// Starts the open part again from its first byte, with the header `open_part` now
+    /// chooses. Only for a part that holds no channel and no message yet.
+    fn restart_part(&mut self) -> Result<()> {
+        let Some(part) = self.part.take() else {
+            return Ok(());
+        };
+        let path = part.path.clone();
+        drop(part);
+        fs::remove_file(&path).map_err(|e| BagError::io("removing", &path, e))?;
+        self.open_part()
     }
 
     fn finish_part(&mut self) -> Result<()> {
@@ -581,6 +626,18 @@ impl BagWriter {
         let Some(state) = self.channels.get(channel.0) else {
             return Err(BagError::UnknownChannel(channel.0));
         };
+        if part.profile == Profile::Ros2 && !state.spec.fits_ros2_profile() {
+            // This part's header already says `ros2`, which this channel would make untrue:
+            // it goes into a new part, whose header says `""` (`open_part` sees the channel).
+            if part.record.message_count == 0 && part.mcap_channel_ids.iter().all(Option::is_none) {
+                self.restart_part()?;
+            } else {
+                self.finish_part()?;
+                self.open_part()?;
+                self.store_metadata()?;
+            }
+            return self.mcap_channel(channel);
+        }
         let spec = &state.spec;
         let Some(part) = self.part.as_mut() else {
             return Err(BagError::InvalidArgument("the bag writer is closed".into()));
@@ -632,7 +689,10 @@ impl BagWriter {
         for c in &self.channels {
             topics.add(&c.spec, c.message_count);
         }
-        let info = BagfileInformation::build(&parts, topics);
+        let mut info = BagfileInformation::build(&parts, topics);
+        if let Some(described_by) = &self.options.described_by {
+            info.take_descriptions_of(described_by, TopicMatch::Exact);
+        }
         Metadata {
             rosbag2_bagfile_information: info,
             redline: Some(RedlineSection {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bag::live::RECORD_COMPRESSION_LEVEL;
-use bag::{BagSummary, BagWriter, ChannelId, WriteOptions};
+use bag::{BagSummary, BagWriter, ChannelId, Profile, WriteOptions};
 
 use crate::error::Error;
 use crate::live::LiveShared;
@@ -58,12 +58,16 @@ pub fn save_capture(
     let start = cursor;
     let stats = shared.stats();
     progress.total.store(end - start, Ordering::Relaxed);
+    let topics = shared.channel_specs();
+    // Every channel of the cut is known before the first header: `ros2` when all fit it
+    // (CDR with ROS 2 schemas), so that ROS tools read the saved bag.
     let mut writer = BagWriter::create(
         dir,
-        WriteOptions::new().compression_level(RECORD_COMPRESSION_LEVEL),
+        WriteOptions::new()
+            .compression_level(RECORD_COMPRESSION_LEVEL)
+            .profile(Profile::for_channels(topics.iter())),
     )
     .map_err(fail)?;
-    let topics = shared.channel_specs();
     // What the ring evicted, from the spill bag, comes first; what it could not keep is lost.
     let mut lost_before = evicted_before;
     if let Some(cut) = &spilled {
