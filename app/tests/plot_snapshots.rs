@@ -1,14 +1,11 @@
 //! Image snapshots of the plots on the cases of issue 20 ("plots that never lie"): a sparse
 //! spike, a silence, infinities and NaN, huge and tiny values, a u64 past 2^53, a long legend
-//! in an 800 x 600 window, a sub-second and a three-hour axis, a missing part, the default
-//! layout of a ROS 2 bag written by rosbag2; and the checks behind them
+//! in an 800 x 600 window, a sub-second and a three-hour axis, a missing part; and the checks behind them
 //! (values in the legend, one x mapping for all plots, plots inside their panel).
 //!
 //! Rendered as `tests/snapshots.rs` renders (egui_kittest through wgpu on a software
 //! rasterizer). Regenerate with `UPDATE_SNAPSHOTS=1 cargo test -p scope --test
 //! plot_snapshots` and look at the images before committing them.
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -444,43 +441,4 @@ fn plots_keep_to_the_width_they_are_given() {
             });
         });
     h.run_steps(3);
-}
-
-/// The layout the scope picks by itself for a ROS 2 bag written by rosbag2 (its own test bag).
-#[test]
-fn the_default_layout_of_a_rosbag2_bag() {
-    let Some(oracles) = common::oracle_dir("rosbag2") else {
-        return;
-    };
-    let path = oracles.join("rosbag2_tests/resources/mcap/cdr_test");
-    let mut scope = Scope::new(Arc::new(|_| None));
-    scope.open(path);
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1000.0, 700.0))
-        .wgpu()
-        .build_ui_state(
-            |ui, scope: &mut Scope| {
-                scope.logic(ui.ctx());
-                scope.ui(ui);
-            },
-            scope,
-        );
-    let start = Instant::now();
-    while !h.state().recording().is_some_and(Recording::loaded) {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "loading timed out"
-        );
-        h.step();
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // The health panel says how long decoding took, which differs from run to run.
-    h.state_mut().right = RightPanel::Inspector;
-    h.state_mut().apply_default_layout();
-    assert!(!h.state().layout().plots.is_empty(), "a default layout");
-    for _ in 0..20 {
-        h.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    h.snapshot("plot_default_layout_rosbag2");
 }
