@@ -134,8 +134,11 @@ fn time_ns(v: &[u8]) -> Option<u64> {
     Some(u64::from(secs) * 1_000_000_000 + u64::from(nsecs))
 }
 
+/// A header's fields: (name, value) pairs.
+type Fields<'a> = Vec<(&'a [u8], &'a [u8])>;
+
 /// The `name=value` fields of a header (a connection record's data is one too).
-fn parse_fields(mut bytes: &[u8]) -> Result<Vec<(&[u8], &[u8])>, Ros1Error> {
+fn parse_fields(mut bytes: &[u8]) -> Result<Fields<'_>, Ros1Error> {
     let mut fields = Vec::new();
     while !bytes.is_empty() {
         let (len, rest) = split_len(bytes).ok_or_else(|| Ros1Error::BadHeader {
