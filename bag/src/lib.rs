@@ -46,11 +46,9 @@ pub mod message;
 pub mod metadata;
 pub mod part;
 mod part_writer;
-// Not yet wired into `PartInfo`/`BagReader` (issue 22, in progress): only its unit tests use it.
 pub mod reader;
 pub mod reindex;
-#[allow(dead_code)]
-mod ros1_bag;
+pub mod ros1_bag;
 mod scan;
 pub mod verify;
 mod write_behind;

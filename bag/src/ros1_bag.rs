@@ -30,6 +30,7 @@ use crate::scan::Damage;
 pub(crate) const ROS1_MAGIC: &[u8] = b"#ROSBAG V2.0\n";
 
 const OP_MESSAGE_DATA: u8 = 0x02;
+#[cfg(test)]
 const OP_BAG_HEADER: u8 = 0x03;
 const OP_CHUNK: u8 = 0x05;
 const OP_CONNECTION: u8 = 0x07;
