@@ -108,6 +108,15 @@ pub enum BagError {
         /// The largest payload a chunk takes.
         limit: usize,
     },
+    /// A ROS 1 bag could not be read.
+    #[error("cannot read the ROS 1 bag {path:?}")]
+    Ros1 {
+        /// The bag file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        source: crate::ros1_bag::Ros1Error,
+    },
     /// A channel handle that this writer never issued.
     #[error("unknown channel handle {0}")]
     UnknownChannel(usize),

@@ -48,6 +48,7 @@ pub mod part;
 mod part_writer;
 pub mod reader;
 pub mod reindex;
+pub mod ros1_bag;
 mod scan;
 pub mod verify;
 mod write_behind;

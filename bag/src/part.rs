@@ -66,6 +66,8 @@ pub(crate) enum PartAccess {
     /// In file order, then sorted by log time in memory (a part without indexes whose messages
     /// are not in log-time order).
     FileOrderSorted,
+    /// A ROS 1 bag, through the chunk places its scan found.
+    Ros1(Arc<crate::ros1_bag::Ros1Index>),
     /// Not readable.
     Unreadable,
 }
@@ -176,6 +178,9 @@ impl PartInfo {
             .len();
         let mut magic = [0u8; 8];
         let got = read_up_to(file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
+        if got == 8 && magic.get(..8) == crate::ros1_bag::ROS1_MAGIC.get(..8) {
+            return Self::from_ros1(name, path, listed, size);
+        }
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
                 name,
@@ -217,6 +222,29 @@ impl PartInfo {
                 }
             }
         }
+        Ok(info)
+    }
+
+    /// A ROS 1 bag, scanned once: its connections are the channels.
+    fn from_ros1(name: String, path: PathBuf, listed: bool, size: u64) -> Result<Self> {
+        let scan =
+            crate::ros1_bag::Ros1Scan::scan(&path, &name).map_err(|source| BagError::Ros1 {
+                path: path.clone(),
+                source,
+            })?;
+        let mut info = Self::empty(name, path, PartStatus::Complete, listed);
+        info.size_bytes = size;
+        info.message_count = scan.message_count;
+        info.time_range_ns = scan.time_range_ns;
+        info.compression = scan.compression;
+        info.counted_by_scan = true;
+        info.damaged_chunks = scan.damaged_chunks;
+        info.channels = scan.channels;
+        info.channel_counts = scan.channel_counts;
+        if let Some(damage) = scan.torn {
+            info.status = PartStatus::Torn { damage };
+        }
+        info.access = PartAccess::Ros1(Arc::new(scan.index));
         Ok(info)
     }
 

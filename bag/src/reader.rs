@@ -419,6 +419,13 @@ fn part_source(
                 chunk: Vec::new(),
             }
         }
+        (None, PartAccess::Ros1(index)) => Source::Ros1(Box::new(
+            crate::ros1_bag::Ros1Cursor::new(&part.path, index, filter.start_ns, filter.end_ns)
+                .map_err(|source| BagError::Ros1 {
+                    path: part.path.clone(),
+                    source,
+                })?,
+        )),
         (None, PartAccess::FileOrder) => Source::FileOrder {
             scanner: Box::new(FileOrderScanner::open(&part.path)?),
         },
@@ -554,6 +561,8 @@ enum Source {
     FileOrder {
         scanner: Box<FileOrderScanner>,
     },
+    /// A ROS 1 bag's chunks, merged by time.
+    Ros1(Box<crate::ros1_bag::Ros1Cursor>),
     /// Already read and sorted; popped from the back.
     Sorted {
         messages: Vec<Head>,
@@ -681,6 +690,34 @@ impl<'r> MessageCursor<'r> {
                     .extend(scanned_skips(part, scanner.take_skipped()));
                 next
             }
+            Source::Ros1(cursor_ros1) => match &part.access {
+                PartAccess::Ros1(index) => {
+                    let wanted = &self.wanted;
+                    let ids = &part.global_ids;
+                    let next = cursor_ros1.next(index, |local| {
+                        ids.get(local)
+                            .is_some_and(|g| wanted.as_ref().is_none_or(|w| w.contains(&g)))
+                    });
+                    match next {
+                        Ok(Some(m)) => {
+                            let head = &mut cursor.head;
+                            head.channel = ids.get(m.channel).unwrap_or(0);
+                            head.sequence = 0;
+                            head.log_time = m.log_time_ns;
+                            head.publish_time = m.log_time_ns;
+                            head.data.clear();
+                            head.data.extend_from_slice(m.data);
+                            Ok(true)
+                        }
+                        Ok(None) => Ok(false),
+                        Err(source) => Err(BagError::Ros1 {
+                            path: part.path.clone(),
+                            source,
+                        }),
+                    }
+                }
+                _ => Ok(false),
+            },
             Source::Sorted { messages } => match messages.pop() {
                 Some(m) => {
                     cursor.head = m;

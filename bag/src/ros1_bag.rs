@@ -1,0 +1,836 @@
+//! ROS 1 bag files (format 2.0, `.bag`) as parts of a recording: each connection becomes a
+//! channel (message encoding `ros1`, schema `ros1msg` = the connection's `message_definition`),
+//! each message data record a message whose log time is the record's time.
+//!
+//! A small reader of our own rather than the `rosbag` crate (0.6), which the decode crate's
+//! tests use: `rosbag` maps the whole file (`unsafe` mmap: a file truncated while mapped is a
+//! SIGBUS, not an error), slices the map at the header's `index_pos` (a bag whose writer died
+//! has `index_pos` 0 or past the end: a panic, not the readable prefix), panics on index
+//! records with trailing bytes, and reserves the decompressed size a chunk header claims (up to
+//! 4 GiB) before decompressing. Here every length read from the file is checked against what
+//! remains and capped at [`MAX_RECORD_BYTES`], a truncated file is read up to its last whole
+//! record, and a chunk that does not decompress is skipped and reported.
+//!
+//! Opening scans the file once, chunk by chunk (the index section is not trusted: it may be
+//! missing or stale), and keeps where each readable chunk is and which times it spans. Reading
+//! merges chunks by time, holding only the chunks whose time ranges overlap in memory at once,
+//! so messages come in log-time order even when connections or chunks are out of order.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::channel::{ChannelSpec, SchemaSpec};
+use crate::format::MAX_RECORD_BYTES;
+use crate::message::ChunkDamage;
+use crate::scan::Damage;
+
+/// The first bytes of every ROS 1 bag of format 2.0.
+pub(crate) const ROS1_MAGIC: &[u8] = b"#ROSBAG V2.0\n";
+
+const OP_MESSAGE_DATA: u8 = 0x02;
+#[cfg(test)]
+const OP_BAG_HEADER: u8 = 0x03;
+const OP_CHUNK: u8 = 0x05;
+const OP_CONNECTION: u8 = 0x07;
+
+/// What is wrong in a ROS 1 bag.
+#[derive(Debug, thiserror::Error)]
+pub enum Ros1Error {
+    /// A record's header or data runs past the end of the file (the writer died).
+    #[error("a record claims {claimed} bytes but only {available} remain in the file")]
+    PastEnd {
+        /// Bytes the length field claims.
+        claimed: u64,
+        /// Bytes left in the file.
+        available: u64,
+    },
+    /// A length larger than any record we read.
+    #[error("a record claims {claimed} bytes, more than the {limit} bytes a record may have")]
+    TooLarge {
+        /// Bytes claimed.
+        claimed: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// A record header whose fields do not parse.
+    #[error("a record header is malformed: {what}")]
+    BadHeader {
+        /// What is wrong.
+        what: String,
+    },
+    /// A chunk compressed with something other than `none`, `bz2` or `lz4`.
+    #[error("unknown chunk compression {0:?}")]
+    UnknownCompression(String),
+    /// A chunk that does not decompress.
+    #[error("the {compression} chunk does not decompress")]
+    Decompress {
+        /// The chunk's compression.
+        compression: String,
+        /// What the decompressor said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A chunk whose decompressed size is not the size its header says.
+    #[error("the chunk decompresses to {got} bytes, its header says {expected}")]
+    SizeMismatch {
+        /// The header's size.
+        expected: u64,
+        /// What decompression gave (up to the size plus one).
+        got: u64,
+    },
+    /// More connections than a part can hold channels.
+    #[error("more than {0} connections")]
+    TooManyConnections(usize),
+    /// Reading the file failed.
+    #[error("reading the file failed")]
+    Io(#[from] std::io::Error),
+}
+
+/// One record: its op and header fields, and its data.
+struct Record<'a> {
+    op: u8,
+    fields: Vec<(&'a [u8], &'a [u8])>,
+    data: &'a [u8],
+}
+
+impl<'a> Record<'a> {
+    fn field(&self, name: &str) -> Option<&'a [u8]> {
+        self.fields
+            .iter()
+            .find(|(n, _)| *n == name.as_bytes())
+            .map(|(_, v)| *v)
+    }
+
+    fn u32_field(&self, name: &str) -> Result<u32, Ros1Error> {
+        let v = self.field(name).ok_or_else(|| missing(self.op, name))?;
+        let bytes: [u8; 4] = v.try_into().map_err(|_| Ros1Error::BadHeader {
+            what: format!("field {name} is {} bytes, not 4", v.len()),
+        })?;
+        Ok(u32::from_le_bytes(bytes))
+    }
+
+    fn time_field(&self, name: &str) -> Result<u64, Ros1Error> {
+        let v = self.field(name).ok_or_else(|| missing(self.op, name))?;
+        time_ns(v).ok_or_else(|| Ros1Error::BadHeader {
+            what: format!("field {name} is {} bytes, not 8", v.len()),
+        })
+    }
+}
+
+fn missing(op: u8, name: &str) -> Ros1Error {
+    Ros1Error::BadHeader {
+        what: format!("record 0x{op:02x} has no {name} field"),
+    }
+}
+
+/// A ROS 1 time (u32 seconds, u32 nanoseconds) as nanoseconds.
+fn time_ns(v: &[u8]) -> Option<u64> {
+    let secs = u32::from_le_bytes(v.get(..4)?.try_into().ok()?);
+    let nsecs = u32::from_le_bytes(v.get(4..8)?.try_into().ok()?);
+    if v.len() != 8 {
+        return None;
+    }
+    Some(u64::from(secs) * 1_000_000_000 + u64::from(nsecs))
+}
+
+/// A header's fields: (name, value) pairs.
+type Fields<'a> = Vec<(&'a [u8], &'a [u8])>;
+
+/// The `name=value` fields of a header (a connection record's data is one too).
+fn parse_fields(mut bytes: &[u8]) -> Result<Fields<'_>, Ros1Error> {
+    let mut fields = Vec::new();
+    while !bytes.is_empty() {
+        let (len, rest) = split_len(bytes).ok_or_else(|| Ros1Error::BadHeader {
+            what: "a field length is cut short".into(),
+        })?;
+        let (field, rest) = rest
+            .split_at_checked(len)
+            .ok_or_else(|| Ros1Error::BadHeader {
+                what: format!("a field claims {len} bytes but {} remain", rest.len()),
+            })?;
+        let eq = field
+            .iter()
+            .position(|b| *b == b'=')
+            .ok_or_else(|| Ros1Error::BadHeader {
+                what: "a field has no '='".into(),
+            })?;
+        fields.push((&field[..eq], &field[eq + 1..]));
+        bytes = rest;
+    }
+    Ok(fields)
+}
+
+fn split_len(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let (len, rest) = bytes.split_at_checked(4)?;
+    let len = u32::from_le_bytes(len.try_into().ok()?);
+    Some((usize::try_from(len).ok()?, rest))
+}
+
+/// The records in `bytes` (a chunk's decompressed data), each with its offset in `bytes`.
+fn records(mut bytes: &[u8]) -> impl Iterator<Item = Result<Record<'_>, Ros1Error>> {
+    std::iter::from_fn(move || {
+        if bytes.is_empty() {
+            return None;
+        }
+        let parsed = (|| {
+            let cut = |len: usize, rest: &[u8]| Ros1Error::PastEnd {
+                claimed: len as u64,
+                available: rest.len() as u64,
+            };
+            let (header_len, rest) = split_len(bytes).ok_or(cut(4, bytes))?;
+            let (header, rest) = rest
+                .split_at_checked(header_len)
+                .ok_or(cut(header_len, rest))?;
+            let (data_len, rest) = split_len(rest).ok_or(cut(4, rest))?;
+            let (data, rest) = rest.split_at_checked(data_len).ok_or(cut(data_len, rest))?;
+            let fields = parse_fields(header)?;
+            let op = op_of(&fields)?;
+            Ok((Record { op, fields, data }, rest))
+        })();
+        match parsed {
+            Ok((record, rest)) => {
+                bytes = rest;
+                Some(Ok(record))
+            }
+            Err(e) => {
+                bytes = &[];
+                Some(Err(e))
+            }
+        }
+    })
+}
+
+fn op_of(fields: &[(&[u8], &[u8])]) -> Result<u8, Ros1Error> {
+    match fields.iter().find(|(n, _)| *n == b"op") {
+        Some((_, [op])) => Ok(*op),
+        _ => Err(Ros1Error::BadHeader {
+            what: "no one-byte op field".into(),
+        }),
+    }
+}
+
+/// A connection as a channel: the connection header's `type` and `message_definition` become
+/// the schema, `md5sum`, `callerid` and `latching` the channel's metadata (as MCAP's ROS 1
+/// profile keeps them).
+fn connection_channel(record: &Record<'_>) -> Result<(u32, ChannelSpec), Ros1Error> {
+    let conn = record.u32_field("conn")?;
+    let header = parse_fields(record.data)?;
+    let text = |name: &str| {
+        header
+            .iter()
+            .find(|(n, _)| *n == name.as_bytes())
+            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+    };
+    let topic = record
+        .field("topic")
+        .map(|t| String::from_utf8_lossy(t).into_owned())
+        .or_else(|| text("topic"))
+        .ok_or_else(|| missing(OP_CONNECTION, "topic"))?;
+    let mut metadata = BTreeMap::new();
+    for key in ["md5sum", "callerid", "latching"] {
+        if let Some(v) = text(key) {
+            metadata.insert(key.to_string(), v);
+        }
+    }
+    let definition = header
+        .iter()
+        .find(|(n, _)| *n == b"message_definition")
+        .map(|(_, v)| v.to_vec())
+        .unwrap_or_default();
+    let spec = ChannelSpec {
+        topic,
+        message_encoding: "ros1".into(),
+        schema: Some(SchemaSpec {
+            name: text("type").unwrap_or_default(),
+            encoding: "ros1msg".into(),
+            data: definition,
+        }),
+        metadata,
+    };
+    Ok((conn, spec))
+}
+
+/// Where a readable chunk (or a message record outside any chunk) is, and the times it spans.
+#[derive(Debug, Clone)]
+struct ChunkPlace {
+    offset: u64,
+    first_ns: u64,
+    last_ns: u64,
+}
+
+/// What opening a ROS 1 bag learned: enough to read it again without a scan.
+#[derive(Debug, Default)]
+pub(crate) struct Ros1Index {
+    /// Readable chunks, sorted by their first log time.
+    chunks: Vec<ChunkPlace>,
+    /// ROS 1 connection id -> part-local channel id.
+    connections: HashMap<u32, u16>,
+}
+
+/// What a scan of a ROS 1 bag found.
+#[derive(Debug, Default)]
+pub(crate) struct Ros1Scan {
+    pub(crate) index: Ros1Index,
+    pub(crate) channels: BTreeMap<u16, ChannelSpec>,
+    pub(crate) channel_counts: BTreeMap<u16, u64>,
+    pub(crate) message_count: u64,
+    pub(crate) time_range_ns: Option<(u64, u64)>,
+    pub(crate) compression: BTreeSet<String>,
+    pub(crate) damaged_chunks: Vec<ChunkDamage>,
+    /// Where the readable data ends, when the file does not end at a record boundary.
+    pub(crate) torn: Option<Damage>,
+}
+
+/// A top-level record read from the file: its header fields (owned) and where its data is.
+struct TopRecord {
+    header: Vec<u8>,
+    data_offset: u64,
+    data_len: u64,
+    end: u64,
+}
+
+/// Reads the header of the record at `offset` and locates its data, checking every length
+/// against what remains of the file.
+fn read_top(file: &mut File, offset: u64, size: u64) -> Result<TopRecord, Ros1Error> {
+    let header_len = read_len(file, offset, size)?;
+    let header_at = offset + 4;
+    let header = read_exact_at(file, header_at, header_len)?;
+    let data_len_at = header_at + header_len;
+    let data_len = read_len(file, data_len_at, size)?;
+    let data_offset = data_len_at + 4;
+    Ok(TopRecord {
+        header,
+        data_offset,
+        data_len,
+        end: data_offset + data_len,
+    })
+}
+
+/// A u32 length at `at`, checked against the rest of the file and the record limit.
+fn read_len(file: &mut File, at: u64, size: u64) -> Result<u64, Ros1Error> {
+    let bytes = read_exact_at_checked(file, at, 4, size)?;
+    let len = u64::from(u32::from_le_bytes(bytes.as_slice().try_into().map_err(
+        |_| Ros1Error::BadHeader {
+            what: "length cut short".into(),
+        },
+    )?));
+    let available = size.saturating_sub(at + 4);
+    if len > available {
+        return Err(Ros1Error::PastEnd {
+            claimed: len,
+            available,
+        });
+    }
+    if len > MAX_RECORD_BYTES as u64 {
+        return Err(Ros1Error::TooLarge {
+            claimed: len,
+            limit: MAX_RECORD_BYTES,
+        });
+    }
+    Ok(len)
+}
+
+fn read_exact_at_checked(
+    file: &mut File,
+    at: u64,
+    len: u64,
+    size: u64,
+) -> Result<Vec<u8>, Ros1Error> {
+    let available = size.saturating_sub(at);
+    if len > available {
+        return Err(Ros1Error::PastEnd {
+            claimed: len,
+            available,
+        });
+    }
+    read_exact_at(file, at, len)
+}
+
+/// `len` bytes at `at`; `len` was checked against the file and the record limit.
+fn read_exact_at(file: &mut File, at: u64, len: u64) -> Result<Vec<u8>, Ros1Error> {
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|l| *l <= MAX_RECORD_BYTES)
+        .ok_or(Ros1Error::TooLarge {
+            claimed: len,
+            limit: MAX_RECORD_BYTES,
+        })?;
+    let mut buf = vec![0u8; len];
+    file.seek(SeekFrom::Start(at))?;
+    file.read_exact(&mut buf)?;
+    Ok(buf)
+}
+
+/// The decompressed data of the chunk record `top`.
+fn chunk_data(file: &mut File, top: &TopRecord) -> Result<Vec<u8>, Ros1Error> {
+    let fields = parse_fields(&top.header)?;
+    let record = Record {
+        op: OP_CHUNK,
+        fields,
+        data: &[],
+    };
+    let compression = record
+        .field("compression")
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .ok_or_else(|| missing(OP_CHUNK, "compression"))?;
+    let size = u64::from(record.u32_field("size")?);
+    if size > MAX_RECORD_BYTES as u64 {
+        return Err(Ros1Error::TooLarge {
+            claimed: size,
+            limit: MAX_RECORD_BYTES,
+        });
+    }
+    let raw = read_exact_at(file, top.data_offset, top.data_len)?;
+    let decompressed = match compression.as_str() {
+        "none" => raw,
+        "bz2" => decompress(
+            bzip2::read::BzDecoder::new(raw.as_slice()),
+            size,
+            &compression,
+        )?,
+        "lz4" => decompress(
+            lz4_flex::frame::FrameDecoder::new(raw.as_slice()),
+            size,
+            &compression,
+        )?,
+        _ => return Err(Ros1Error::UnknownCompression(compression)),
+    };
+    if decompressed.len() as u64 != size {
+        return Err(Ros1Error::SizeMismatch {
+            expected: size,
+            got: decompressed.len() as u64,
+        });
+    }
+    Ok(decompressed)
+}
+
+/// Decompresses at most `size + 1` bytes (one more tells a chunk longer than it says).
+fn decompress(reader: impl Read, size: u64, compression: &str) -> Result<Vec<u8>, Ros1Error> {
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(MAX_RECORD_BYTES));
+    reader
+        .take(size + 1)
+        .read_to_end(&mut out)
+        .map_err(|source| Ros1Error::Decompress {
+            compression: compression.to_string(),
+            source,
+        })?;
+    Ok(out)
+}
+
+/// The compression of a chunk header, for `bag info` (`` for none, as MCAP says it).
+fn compression_name(header: &[u8]) -> Option<String> {
+    let fields = parse_fields(header).ok()?;
+    let c = fields.iter().find(|(n, _)| *n == b"compression")?.1;
+    Some(match c {
+        b"none" => String::new(),
+        other => String::from_utf8_lossy(other).into_owned(),
+    })
+}
+
+impl Ros1Scan {
+    /// Scans the bag at `path` (already known to start with [`ROS1_MAGIC`]) record by record.
+    /// Fails only when the file cannot be read at all; damage is in the result.
+    pub(crate) fn scan(path: &Path, part_name: &str) -> Result<Self, Ros1Error> {
+        let mut file = crate::layout::open_regular(path)?;
+        let size = file.metadata()?.len();
+        let mut scan = Ros1Scan::default();
+        let mut offset = ROS1_MAGIC.len() as u64;
+        while offset < size {
+            let top = match read_top(&mut file, offset, size) {
+                Ok(top) => top,
+                Err(e) => {
+                    scan.torn = Some(Damage {
+                        offset,
+                        what: e.to_string(),
+                    });
+                    break;
+                }
+            };
+            let op = parse_fields(&top.header).and_then(|f| op_of(&f));
+            match op {
+                Ok(OP_CHUNK) => {
+                    if let Some(c) = compression_name(&top.header) {
+                        scan.compression.insert(c);
+                    }
+                    match chunk_data(&mut file, &top).and_then(|d| scan.add_chunk(offset, &d)) {
+                        Ok(()) => {}
+                        Err(_) => scan.damaged_chunks.push(ChunkDamage {
+                            part: part_name.to_string(),
+                            offset,
+                            end: top.end,
+                            lost_messages: None,
+                        }),
+                    }
+                }
+                Ok(OP_MESSAGE_DATA | OP_CONNECTION) => {
+                    // Outside a chunk: read as a chunk of one record.
+                    let whole = read_exact_at(&mut file, offset, top.end - offset)?;
+                    if let Err(e) = scan.add_chunk(offset, &whole) {
+                        scan.torn = Some(Damage {
+                            offset,
+                            what: e.to_string(),
+                        });
+                        break;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    scan.torn = Some(Damage {
+                        offset,
+                        what: e.to_string(),
+                    });
+                    break;
+                }
+            }
+            offset = top.end;
+        }
+        scan.index.chunks.sort_by_key(|c| c.first_ns);
+        Ok(scan)
+    }
+
+    /// Adds the connections and messages of one chunk's data; nothing when it does not parse.
+    fn add_chunk(&mut self, offset: u64, data: &[u8]) -> Result<(), Ros1Error> {
+        let mut messages: Vec<(u32, u64)> = Vec::new();
+        let mut connections = Vec::new();
+        for record in records(data) {
+            let record = record?;
+            match record.op {
+                OP_CONNECTION => connections.push(connection_channel(&record)?),
+                OP_MESSAGE_DATA => {
+                    messages.push((record.u32_field("conn")?, record.time_field("time")?));
+                }
+                _ => {}
+            }
+        }
+        for (conn, spec) in connections {
+            if !self.index.connections.contains_key(&conn) {
+                let local = u16::try_from(self.channels.len())
+                    .map_err(|_| Ros1Error::TooManyConnections(usize::from(u16::MAX)))?;
+                self.index.connections.insert(conn, local);
+                self.channels.insert(local, spec);
+            }
+        }
+        let mut range: Option<(u64, u64)> = None;
+        for (conn, time) in messages {
+            // A message before its connection record: nothing to attribute it to.
+            let Some(local) = self.index.connections.get(&conn) else {
+                continue;
+            };
+            *self.channel_counts.entry(*local).or_insert(0) += 1;
+            self.message_count += 1;
+            range = Some(range.map_or((time, time), |(a, b)| (a.min(time), b.max(time))));
+        }
+        if let Some((first_ns, last_ns)) = range {
+            self.index.chunks.push(ChunkPlace {
+                offset,
+                first_ns,
+                last_ns,
+            });
+            self.time_range_ns = Some(self.time_range_ns.map_or((first_ns, last_ns), |(a, b)| {
+                (a.min(first_ns), b.max(last_ns))
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// One message of a loaded chunk.
+struct Entry {
+    log_time_ns: u64,
+    channel: u16,
+    data: std::ops::Range<usize>,
+}
+
+/// A chunk in memory, its messages sorted by time, latest first (popped from the back).
+struct Loaded {
+    buf: Vec<u8>,
+    entries: Vec<Entry>,
+}
+
+/// The next message of a [`Ros1Cursor`].
+pub(crate) struct Ros1Message<'a> {
+    pub(crate) channel: u16,
+    pub(crate) log_time_ns: u64,
+    pub(crate) data: &'a [u8],
+}
+
+/// Reads a ROS 1 bag's messages in log-time order, merging the chunks whose times overlap.
+pub(crate) struct Ros1Cursor {
+    file: File,
+    size: u64,
+    chunks: Vec<ChunkPlace>,
+    next_chunk: usize,
+    loaded: Vec<Loaded>,
+    start_ns: Option<u64>,
+    end_ns: Option<u64>,
+}
+
+impl Ros1Cursor {
+    /// Reads the chunks `index` found, keeping messages in `[start_ns, end_ns)`.
+    pub(crate) fn new(
+        path: &Path,
+        index: &Ros1Index,
+        start_ns: Option<u64>,
+        end_ns: Option<u64>,
+    ) -> Result<Self, Ros1Error> {
+        let file = crate::layout::open_regular(path)?;
+        let size = file.metadata()?.len();
+        let chunks = index
+            .chunks
+            .iter()
+            .filter(|c| {
+                start_ns.is_none_or(|s| c.last_ns >= s) && end_ns.is_none_or(|e| c.first_ns < e)
+            })
+            .cloned()
+            .collect();
+        Ok(Ros1Cursor {
+            file,
+            size,
+            chunks,
+            next_chunk: 0,
+            loaded: Vec::new(),
+            start_ns,
+            end_ns,
+        })
+    }
+
+    /// The next message in log-time order, or `None` at the end. `wanted` says which
+    /// part-local channels to keep.
+    pub(crate) fn next(
+        &mut self,
+        index: &Ros1Index,
+        wanted: impl Fn(u16) -> bool,
+    ) -> Result<Option<Ros1Message<'_>>, Ros1Error> {
+        self.loaded.retain(|l| !l.entries.is_empty());
+        loop {
+            let earliest = self
+                .loaded
+                .iter()
+                .filter_map(|l| l.entries.last().map(|e| e.log_time_ns))
+                .min();
+            let Some(next) = self.chunks.get(self.next_chunk) else {
+                break;
+            };
+            if earliest.is_some_and(|t| t < next.first_ns) {
+                break;
+            }
+            let offset = next.offset;
+            self.next_chunk += 1;
+            let loaded = self.load(offset, index, &wanted)?;
+            if !loaded.entries.is_empty() {
+                self.loaded.push(loaded);
+            }
+        }
+        let Some((i, _)) = self
+            .loaded
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.entries.last().map(|e| (i, e.log_time_ns)))
+            .min_by_key(|(_, t)| *t)
+        else {
+            return Ok(None);
+        };
+        let Some(loaded) = self.loaded.get_mut(i) else {
+            return Ok(None);
+        };
+        let Some(entry) = loaded.entries.pop() else {
+            return Ok(None);
+        };
+        let data = loaded.buf.get(entry.data).unwrap_or(&[]);
+        Ok(Some(Ros1Message {
+            channel: entry.channel,
+            log_time_ns: entry.log_time_ns,
+            data,
+        }))
+    }
+
+    /// Reads the chunk (or lone record) at `offset` and sorts its wanted messages by time.
+    fn load(
+        &mut self,
+        offset: u64,
+        index: &Ros1Index,
+        wanted: &impl Fn(u16) -> bool,
+    ) -> Result<Loaded, Ros1Error> {
+        let top = read_top(&mut self.file, offset, self.size)?;
+        let op = parse_fields(&top.header).and_then(|f| op_of(&f))?;
+        let buf = if op == OP_CHUNK {
+            chunk_data(&mut self.file, &top)?
+        } else {
+            read_exact_at(&mut self.file, offset, top.end - offset)?
+        };
+        let mut entries = Vec::new();
+        for record in records(&buf) {
+            let record = record?;
+            // The record's data is a subslice of `buf`: find where.
+            let start = (record.data.as_ptr() as usize).saturating_sub(buf.as_ptr() as usize);
+            let range = start..start + record.data.len();
+            if record.op != OP_MESSAGE_DATA {
+                continue;
+            }
+            let time = record.time_field("time")?;
+            let Some(local) = index.connections.get(&record.u32_field("conn")?) else {
+                continue;
+            };
+            if !wanted(*local)
+                || self.start_ns.is_some_and(|s| time < s)
+                || self.end_ns.is_some_and(|e| time >= e)
+            {
+                continue;
+            }
+            entries.push(Entry {
+                log_time_ns: time,
+                channel: *local,
+                data: range,
+            });
+        }
+        // Stable: equal times keep their order in the chunk; then latest first, for popping.
+        entries.sort_by_key(|e| e.log_time_ns);
+        entries.reverse();
+        Ok(Loaded { buf, entries })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str, value: &[u8]) -> Vec<u8> {
+        let mut f = Vec::new();
+        let len = (name.len() + 1 + value.len()) as u32;
+        f.extend_from_slice(&len.to_le_bytes());
+        f.extend_from_slice(name.as_bytes());
+        f.push(b'=');
+        f.extend_from_slice(value);
+        f
+    }
+
+    fn record(header: &[Vec<u8>], data: &[u8]) -> Vec<u8> {
+        let header: Vec<u8> = header.concat();
+        let mut r = Vec::new();
+        r.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        r.extend_from_slice(&header);
+        r.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        r.extend_from_slice(data);
+        r
+    }
+
+    fn time(ns: u64) -> Vec<u8> {
+        let mut t = ((ns / 1_000_000_000) as u32).to_le_bytes().to_vec();
+        t.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        t
+    }
+
+    /// A bag of two uncompressed chunks whose messages are out of time order, within and
+    /// across chunks.
+    fn bag() -> Vec<u8> {
+        let conn = record(
+            &[
+                field("op", &[OP_CONNECTION]),
+                field("conn", &0u32.to_le_bytes()),
+                field("topic", b"/a"),
+            ],
+            &[
+                field("type", b"std_msgs/UInt8"),
+                field("message_definition", b"uint8 data\n"),
+            ]
+            .concat(),
+        );
+        let msg = |ns: u64, v: u8| {
+            record(
+                &[
+                    field("op", &[OP_MESSAGE_DATA]),
+                    field("conn", &0u32.to_le_bytes()),
+                    field("time", &time(ns)),
+                ],
+                &[v],
+            )
+        };
+        let chunk = |inner: Vec<u8>| {
+            record(
+                &[
+                    field("op", &[OP_CHUNK]),
+                    field("compression", b"none"),
+                    field("size", &(inner.len() as u32).to_le_bytes()),
+                ],
+                &inner,
+            )
+        };
+        let mut bag = ROS1_MAGIC.to_vec();
+        bag.extend(record(
+            &[
+                field("op", &[OP_BAG_HEADER]),
+                field("index_pos", &0u64.to_le_bytes()),
+            ],
+            &[b' '; 16],
+        ));
+        bag.extend(chunk([conn, msg(30, 3), msg(10, 1)].concat()));
+        bag.extend(chunk([msg(20, 2), msg(40, 4)].concat()));
+        bag
+    }
+
+    fn read_all(path: &Path) -> (Ros1Scan, Vec<(u64, u8)>) {
+        let scan = Ros1Scan::scan(path, "t.bag").expect("scan");
+        let mut cursor = Ros1Cursor::new(path, &scan.index, None, None).expect("cursor");
+        let mut got = Vec::new();
+        while let Some(m) = cursor.next(&scan.index, |_| true).expect("next") {
+            got.push((m.log_time_ns, m.data.first().copied().unwrap_or(0)));
+        }
+        (scan, got)
+    }
+
+    #[test]
+    fn overlapping_chunks_merge_in_time_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.bag");
+        std::fs::write(&path, bag()).expect("write");
+        let (scan, got) = read_all(&path);
+        assert_eq!(got, [(10, 1), (20, 2), (30, 3), (40, 4)]);
+        assert_eq!(scan.message_count, 4);
+        assert_eq!(scan.time_range_ns, Some((10, 40)));
+        assert!(scan.torn.is_none());
+        let spec = scan.channels.get(&0).expect("channel");
+        assert_eq!(spec.topic, "/a");
+        let schema = spec.schema.as_ref().expect("schema");
+        assert_eq!(
+            (schema.name.as_str(), schema.data.as_slice()),
+            ("std_msgs/UInt8", &b"uint8 data\n"[..])
+        );
+    }
+
+    #[test]
+    fn a_cut_file_reads_its_whole_chunks_and_says_where_it_ends() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.bag");
+        let whole = bag();
+        for cut in ROS1_MAGIC.len()..whole.len() {
+            std::fs::write(&path, &whole[..cut]).expect("write");
+            let (scan, got) = read_all(&path);
+            // Only a cut at a record boundary leaves a file that is not torn.
+            let at_boundary = cut == ROS1_MAGIC.len() || matches!(got.len(), 0 | 2);
+            assert!(scan.torn.is_some() || at_boundary, "cut at {cut}: torn");
+            assert!(
+                got.is_empty() || got == [(10, 1), (30, 3)],
+                "cut at {cut}: only the first chunk is whole: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_after_the_magic_never_panic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.bag");
+        let whole = bag();
+        for i in ROS1_MAGIC.len()..whole.len() {
+            let mut bytes = whole.clone();
+            bytes[i] ^= 0xff;
+            std::fs::write(&path, &bytes).expect("write");
+            if let Ok(scan) = Ros1Scan::scan(&path, "t.bag")
+                && let Ok(mut cursor) = Ros1Cursor::new(&path, &scan.index, None, None)
+            {
+                while let Ok(Some(_)) = cursor.next(&scan.index, |_| true) {}
+            }
+        }
+    }
+}
