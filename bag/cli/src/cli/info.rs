@@ -128,7 +128,11 @@ impl Report {
             Err(bag::BagError::BeingWritten { .. })
         );
         // reindex works on bag directories only.
-        let repair = if reader.kind() == RecordingKind::McapFile {
+        // A ROS 1 bag is read as far as it goes; reindex rewrites MCAP parts only.
+        let ros1 = reader.parts().iter().any(|p| p.name.ends_with(".bag"));
+        let repair = if ros1 {
+            "What it holds up to there is read; `bag reindex` repairs MCAP parts only."
+        } else if reader.kind() == RecordingKind::McapFile {
             "To make it whole, move it into a directory of its own and run `bag reindex` on that."
         } else {
             "`bag reindex` makes it whole."
