@@ -125,6 +125,12 @@ pub struct PartInfo {
 }
 
 impl PartInfo {
+    /// Whether this part is a ROS 1 `.bag` (recognised by its magic, whatever its name): read
+    /// as far as it goes, never rewritten by `bag reindex`, which repairs MCAP parts only.
+    pub fn is_ros1_bag(&self) -> bool {
+        matches!(self.access, PartAccess::Ros1(_))
+    }
+
     fn empty(name: String, path: PathBuf, status: PartStatus, listed: bool) -> Self {
         PartInfo {
             name,

@@ -129,7 +129,7 @@ impl Report {
         );
         // reindex works on bag directories only.
         // A ROS 1 bag is read as far as it goes; reindex rewrites MCAP parts only.
-        let ros1 = reader.parts().iter().any(|p| p.name.ends_with(".bag"));
+        let ros1 = reader.parts().iter().any(bag::PartInfo::is_ros1_bag);
         let repair = if ros1 {
             "What it holds up to there is read; `bag reindex` repairs MCAP parts only."
         } else if reader.kind() == RecordingKind::McapFile {
@@ -225,7 +225,14 @@ impl Report {
         compression.sort_unstable();
         compression.dedup();
         outln!("path:        {}", reader.path().display());
-        outln!("kind:        {}", kind_label(reader.kind()));
+        // The kind says how the recording is laid out; a lone ROS 1 bag is a file, not MCAP.
+        let kind = match reader.parts() {
+            [only] if reader.kind() == RecordingKind::McapFile && only.is_ros1_bag() => {
+                "ros1 bag file"
+            }
+            _ => kind_label(reader.kind()),
+        };
+        outln!("kind:        {kind}");
         if total > 0 {
             outln!("start:       {} ({} ns)", utc(self.start_ns), self.start_ns);
             outln!("end:         {} ({} ns)", utc(self.end_ns), self.end_ns);
