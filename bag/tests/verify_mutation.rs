@@ -213,8 +213,8 @@ fn corpus() -> &'static [Vec<u8>] {
 /// Offsets of the length fields of the top-level records (our own walk, for targeted damage).
 fn length_fields(bytes: &[u8]) -> Vec<usize> {
     let mut fields = Vec::new();
-    let mut pos = 8;
-    while pos + 9 <= bytes.len().saturating_sub(8) {
+    let mut pos: usize = 8;
+    while pos.saturating_add(9) <= bytes.len().saturating_sub(8) {
         fields.push(pos + 1);
         let len = u64::from_le_bytes(bytes[pos + 1..pos + 9].try_into().expect("8 bytes"));
         let Some(next) = usize::try_from(len)
