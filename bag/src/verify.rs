@@ -55,6 +55,20 @@ pub enum VerifyError {
         #[source]
         source: std::io::Error,
     },
+    /// The path is a recording the reader opens but this verifier does not check: its parser
+    /// knows MCAP only. Nothing was checked, so nothing is reported valid.
+    #[error(
+        "{path:?} is {what}: bag verify checks MCAP parts and our index only, so it checked \
+         nothing here. {instead}"
+    )]
+    NotMcap {
+        /// The file or directory concerned.
+        path: PathBuf,
+        /// What it is, as a noun phrase ("a ROS 1 bag file").
+        what: &'static str,
+        /// What the user can do instead, as a sentence.
+        instead: &'static str,
+    },
 }
 
 /// Limits that keep verification's memory bounded on hostile input.
@@ -151,6 +165,13 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         findings: Vec::new(),
     };
     if !meta.is_dir() {
+        if starts_with_ros1_magic(path) {
+            return Err(VerifyError::NotMcap {
+                path: path.to_owned(),
+                what: "a ROS 1 bag file",
+                instead: "`bag info` and `bag cat` read it and report every record they cannot read",
+            });
+        }
         bag.parts.push(verify_file_with(path, options)?);
         return Ok(bag);
     }
@@ -164,6 +185,13 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         .into_iter()
         .map(|name| path.join(name))
         .collect();
+    if parts.is_empty() && has_sqlite_storage(path) {
+        return Err(VerifyError::NotMcap {
+            path: path.to_owned(),
+            what: "a rosbag2 directory with SQLite storage (.db3 files)",
+            instead: "No tool here reads SQLite storage yet; `ros2 bag convert` writes it as MCAP",
+        });
+    }
     if parts.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
@@ -191,6 +219,29 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     }
     index::check_index(path, &mut bag);
     Ok(bag)
+}
+
+/// Whether the regular file at `path` starts like a ROS 1 bag (unreadable: no, and the MCAP
+/// check reports why).
+fn starts_with_ros1_magic(path: &Path) -> bool {
+    use std::io::Read;
+    let magic = crate::ros1_bag::ROS1_MAGIC;
+    let mut head = Vec::with_capacity(magic.len());
+    open_regular(path)
+        .and_then(|file| file.take(magic.len() as u64).read_to_end(&mut head))
+        .is_ok()
+        && head == magic
+}
+
+/// Whether the directory holds rosbag2 SQLite files (`*.db3`).
+fn has_sqlite_storage(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            Path::new(&entry.file_name())
+                .extension()
+                .is_some_and(|ext| ext == "db3")
+        })
+    })
 }
 
 /// Opens a part (if it is, or links to, a regular file) and checks it in one streaming pass.

@@ -214,7 +214,8 @@ enum Command {
     },
     /// Check every byte of every part with an MCAP parser independent of the one we read with.
     Verify {
-        /// A bag directory or a .mcap file.
+        /// A bag directory or a .mcap file. A ROS 1 .bag file or a rosbag2 SQLite directory is
+        /// not checked (exit 2).
         path: PathBuf,
         /// Print one JSON object instead of one finding per line.
         #[arg(long)]

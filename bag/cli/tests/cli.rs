@@ -446,3 +446,38 @@ fn cat_json_can_leave_out_the_raw_message() {
             .all(|l| l.contains("\"data_b64\":"))
     );
 }
+
+#[test]
+fn verify_says_it_checks_nothing_in_a_ros1_bag_or_a_sqlite_rosbag2_and_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Only the magic matters: verify must not parse it as MCAP and call it damaged (exit 3),
+    // nor call it valid (exit 0).
+    let ros1 = tmp.path().join("drive.bag");
+    std::fs::write(&ros1, b"#ROSBAG V2.0\n\x04\x00\x00\x00").unwrap();
+    let sqlite = tmp.path().join("rosbag2");
+    std::fs::create_dir(&sqlite).unwrap();
+    std::fs::write(sqlite.join("rosbag2_0.db3"), b"SQLite format 3\0").unwrap();
+    std::fs::write(
+        sqlite.join("metadata.yaml"),
+        b"rosbag2_bagfile_information: {}\n",
+    )
+    .unwrap();
+    for (path, what) in [
+        (&ros1, "a ROS 1 bag file"),
+        (&sqlite, "a rosbag2 directory with SQLite storage"),
+    ] {
+        let out = bag(&["verify", path.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(
+            err.contains(what) && err.contains("checked nothing"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    }
+    // A .bag name alone changes nothing: an MCAP file named .bag is verified as MCAP.
+    let mcap_named_bag = tmp.path().join("really-mcap.bag");
+    std::fs::write(&mcap_named_bag, b"\x89MCAP0\r\n").unwrap();
+    let out = bag(&["verify", mcap_named_bag.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+}

@@ -7,10 +7,16 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::Outcome;
+use super::{Outcome, UsageError};
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
-    let report = bag::verify::verify_path(path).with_context(|| format!("verifying {path:?}"))?;
+    let report = match bag::verify::verify_path(path) {
+        // Asked to check what it cannot: a usage error (exit 2), never "valid", never "damaged".
+        Err(err @ bag::verify::VerifyError::NotMcap { .. }) => {
+            return Err(UsageError(err.to_string()).into());
+        }
+        result => result.with_context(|| format!("verifying {path:?}"))?,
+    };
     if as_json {
         outln!(
             "{}",
