@@ -42,6 +42,19 @@ fn bag_cat_reads_every_ros1_message_and_leaf_exactly() {
     assert_eq!(files.len(), 3);
     let mut leaves = 0;
     for (name, file) in files {
+        // What kind of file it is, the same in text and JSON.
+        let info = Command::new(env!("CARGO_BIN_EXE_bag"))
+            .args(["info", "--json"])
+            .arg(root.join(name))
+            .output()
+            .unwrap();
+        let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+        let kind = if name.ends_with(".bag") {
+            "ros1 bag file"
+        } else {
+            "mcap file"
+        };
+        assert_eq!(info["kind"], kind, "{name}");
         let out = Command::new(env!("CARGO_BIN_EXE_bag"))
             .args(["cat", "--json", "--no-data"])
             .arg(root.join(name))

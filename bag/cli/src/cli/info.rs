@@ -225,14 +225,7 @@ impl Report {
         compression.sort_unstable();
         compression.dedup();
         outln!("path:        {}", reader.path().display());
-        // The kind says how the recording is laid out; a lone ROS 1 bag is a file, not MCAP.
-        let kind = match reader.parts() {
-            [only] if reader.kind() == RecordingKind::McapFile && only.is_ros1_bag() => {
-                "ros1 bag file"
-            }
-            _ => kind_label(reader.kind()),
-        };
-        outln!("kind:        {kind}");
+        outln!("kind:        {}", kind_label(reader));
         if total > 0 {
             outln!("start:       {} ({} ns)", utc(self.start_ns), self.start_ns);
             outln!("end:         {} ({} ns)", utc(self.end_ns), self.end_ns);
@@ -340,7 +333,7 @@ impl Report {
         let total = reader.message_count();
         json!({
             "path": reader.path(),
-            "kind": kind_label(reader.kind()),
+            "kind": kind_label(reader),
             "start_ns": self.start_ns,
             "end_ns": self.end_ns,
             "start": utc(self.start_ns),
@@ -408,8 +401,13 @@ fn share(part: u64, whole: u128) -> f64 {
     }
 }
 
-fn kind_label(kind: RecordingKind) -> &'static str {
-    match kind {
+/// How the recording is laid out, the same in text and JSON.
+fn kind_label(reader: &BagReader) -> &'static str {
+    match reader.kind() {
+        // A lone ROS 1 bag is a file, but not an MCAP one.
+        RecordingKind::McapFile if reader.parts().iter().any(bag::PartInfo::is_ros1_bag) => {
+            "ros1 bag file"
+        }
         RecordingKind::Bag => "bag",
         RecordingKind::Rosbag2 => "rosbag2",
         RecordingKind::UnindexedDirectory => "directory without metadata.yaml",
