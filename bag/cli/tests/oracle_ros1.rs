@@ -1,6 +1,7 @@
 //! ROS 1 recordings written by the reference libraries (`../shared/oracles/ros1`: two `.bag`
 //! files and ROS 1 in MCAP) through `bag cat --json`: every message, its topic and log time, and
-//! every numeric leaf exactly as `expected.json` lists them. Under `CI=true` missing data is a
+//! every numeric leaf exactly as `expected.json` lists them; and `bag export` of a `.bag`, which
+//! must keep every message byte for byte as ROS 1. Under `CI=true` missing data is a
 //! failure; elsewhere this test says it skipped.
 
 #[path = "../../tests/common.rs"]
@@ -105,4 +106,65 @@ fn bag_cat_reads_every_ros1_message_and_leaf_exactly() {
     }
     assert!(leaves > 1000, "{leaves} leaves compared");
     println!("{leaves} leaves compared");
+}
+
+/// `bag` with `args`, its stdout when it exits 0.
+fn bag_stdout(args: &[&std::ffi::OsStr]) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_bag"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "bag {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn export_of_a_ros1_bag_keeps_every_message_byte_for_byte_and_stays_ros1() {
+    let Some(root) = common::oracle_dir("ros1") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["ros1_bz2.bag", "ros1_uncompressed.bag"] {
+        let source = root.join(name);
+        let out = tmp.path().join(name.replace('.', "_"));
+        bag_stdout(&[
+            "export".as_ref(),
+            source.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+        // Every message, its times, sequence and bytes (`data_b64`), in the same order.
+        let cat = |path: &std::path::Path| {
+            bag_stdout(&["cat".as_ref(), "--json".as_ref(), path.as_os_str()])
+        };
+        let (before, after) = (cat(&source), cat(&out));
+        assert!(before.len() > 1000, "{name}");
+        assert!(before == after, "{name}: bag cat differs after export");
+        // Channels stay ros1 / ros1msg with their md5sum; the export verifies clean.
+        let channels = |path: &std::path::Path| -> Value {
+            let info: Value = serde_json::from_slice(&bag_stdout(&[
+                "info".as_ref(),
+                "--json".as_ref(),
+                path.as_os_str(),
+            ]))
+            .unwrap();
+            info["channels"].clone()
+        };
+        let exported = channels(&out);
+        assert_eq!(channels(&source), exported, "{name}");
+        for channel in exported.as_array().unwrap() {
+            assert_eq!(channel["message_encoding"], "ros1", "{name}: {channel}");
+            assert_eq!(channel["schema_encoding"], "ros1msg", "{name}: {channel}");
+            assert!(
+                channel["metadata"]["md5sum"].is_string(),
+                "{name}: {channel}"
+            );
+        }
+        bag_stdout(&["verify".as_ref(), out.as_os_str()]);
+    }
 }
