@@ -81,8 +81,12 @@ pub mod op {
     pub const MESSAGE_INDEX: u8 = 0x07;
     /// Where a chunk is, its time range and its message indexes.
     pub const CHUNK_INDEX: u8 = 0x08;
+    /// Where an attachment is, its name, media type and size.
+    pub const ATTACHMENT_INDEX: u8 = 0x0A;
     /// Counts and time range of the whole file.
     pub const STATISTICS: u8 = 0x0B;
+    /// Where a metadata record is, and its name.
+    pub const METADATA_INDEX: u8 = 0x0D;
     /// Where one group of summary records starts and how long it is.
     pub const SUMMARY_OFFSET: u8 = 0x0E;
     /// The end of the data section, with its CRC.

@@ -62,7 +62,7 @@ pub use filter::ReadFilter;
 pub use format::{Compression, FormatError};
 pub use message::{ChunkDamage, Message, MessageRef, ReadIssue};
 pub use metadata::{Metadata, PartState};
-pub use part::{PartInfo, PartStatus};
+pub use part::{Attachment, PartInfo, PartStatus};
 pub use reader::{BagReader, IndexState, MessageCursor, RecordingKind};
 pub use scan::Damage;
 pub use writer::{BagSummary, BagWriter, ChannelId, WriteOptions};

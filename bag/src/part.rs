@@ -92,6 +92,19 @@ impl ChannelMap {
 }
 
 /// What is known of one part after opening.
+/// An attachment as a part's summary lists it (its bytes are not read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// Its name.
+    pub name: String,
+    /// Its media type (`application/json`, `text/plain`, or empty).
+    pub media_type: String,
+    /// Bytes of its data.
+    pub data_size: u64,
+    /// Its log time, in nanoseconds.
+    pub log_time_ns: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct PartInfo {
     /// File name relative to the recording (or the file itself).
@@ -116,6 +129,11 @@ pub struct PartInfo {
     /// is not scanned: its damaged chunks come up as [`ReadIssue`](crate::ReadIssue)s when its
     /// messages are read). Reading skips them; the rest of the part reads.
     pub damaged_chunks: Vec<ChunkDamage>,
+    /// The attachments the part's summary lists (none when it has no summary: a part that is
+    /// scanned is read for its messages only).
+    pub attachments: Vec<Attachment>,
+    /// The names of the metadata records the part's summary lists, in file order.
+    pub metadata_names: Vec<String>,
     pub(crate) access: PartAccess,
     /// Part-local channel id -> channel content, and message counts per part-local channel.
     pub(crate) channels: BTreeMap<u16, ChannelSpec>,
@@ -143,6 +161,8 @@ impl PartInfo {
             counted_by_scan: false,
             listed_in_index: listed,
             damaged_chunks: Vec::new(),
+            attachments: Vec::new(),
+            metadata_names: Vec::new(),
             access: PartAccess::Unreadable,
             channels: BTreeMap::new(),
             channel_counts: BTreeMap::new(),
@@ -220,6 +240,9 @@ impl PartInfo {
                 // channels and counts by reading the part once. A complete part is still read
                 // through its chunk indexes, so that its messages come in log-time order.
                 info.fill_from_scan()?;
+                if let Some(summary) = &summary {
+                    info.list_attachments_and_metadata(summary);
+                }
                 if info.status == PartStatus::Complete
                     && let Some(mut summary) = summary.filter(|s| !s.chunk_indexes.is_empty())
                 {
@@ -279,6 +302,25 @@ impl PartInfo {
             .collect()
     }
 
+    /// The attachments and metadata records `summary` indexes, in file order.
+    fn list_attachments_and_metadata(&mut self, summary: &mcap::Summary) {
+        // In file order: the indexes are written as the records were.
+        let mut attachments: Vec<_> = summary.attachment_indexes.iter().collect();
+        attachments.sort_by_key(|a| a.offset);
+        self.attachments = attachments
+            .into_iter()
+            .map(|a| Attachment {
+                name: a.name.clone(),
+                media_type: a.media_type.clone(),
+                data_size: a.data_size,
+                log_time_ns: a.log_time,
+            })
+            .collect();
+        let mut metadata: Vec<_> = summary.metadata_indexes.iter().collect();
+        metadata.sort_by_key(|m| m.offset);
+        self.metadata_names = metadata.into_iter().map(|m| m.name.clone()).collect();
+    }
+
     fn fill_from_summary(&mut self, summary: mcap::Summary) {
         for (id, channel) in &summary.channels {
             self.channels.insert(*id, ChannelSpec::from_mcap(channel));
@@ -286,6 +328,7 @@ impl PartInfo {
         for index in &summary.chunk_indexes {
             self.compression.insert(index.compression.clone());
         }
+        self.list_attachments_and_metadata(&summary);
         if let Some(stats) = &summary.stats {
             self.message_count = stats.message_count;
             self.channel_counts = stats.channel_message_counts.clone();
@@ -407,7 +450,11 @@ fn summary_head(file: &mut File, size: u64) -> Option<mcap::Summary> {
             return None;
         }
         let length = match offset.group_opcode {
-            op::SCHEMA | op::CHANNEL | op::STATISTICS => length,
+            op::SCHEMA
+            | op::CHANNEL
+            | op::STATISTICS
+            | op::ATTACHMENT_INDEX
+            | op::METADATA_INDEX => length,
             // One chunk index is enough to name the compression.
             op::CHUNK_INDEX => {
                 let prefix_len = RECORD_PREFIX_LEN as u64;

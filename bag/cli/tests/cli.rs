@@ -481,3 +481,76 @@ fn verify_says_it_checks_nothing_in_a_ros1_bag_or_a_sqlite_rosbag2_and_exits_2()
     let out = bag(&["verify", mcap_named_bag.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
 }
+
+#[test]
+fn info_lists_attachments_and_metadata_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("foreign.mcap");
+    let mut w = mcap::Writer::new(std::io::BufWriter::new(
+        std::fs::File::create(&path).unwrap(),
+    ))
+    .unwrap();
+    let channel = w
+        .add_channel(0, "/status", "json", &Default::default())
+        .unwrap();
+    let header = mcap::records::MessageHeader {
+        channel_id: channel,
+        sequence: 0,
+        log_time: 1_000,
+        publish_time: 1_000,
+    };
+    w.write_to_known_channel(&header, br#"{"ok": 1}"#).unwrap();
+    w.attach(&mcap::Attachment {
+        log_time: 1_700_000_000_000_000_000,
+        create_time: 0,
+        name: "calib.yaml".into(),
+        media_type: "application/yaml".into(),
+        data: std::borrow::Cow::Borrowed(b"gain: 2\n"),
+    })
+    .unwrap();
+    for name in ["run", "vehicle"] {
+        w.write_metadata(&mcap::records::Metadata {
+            name: name.into(),
+            metadata: [("driver".to_owned(), "test".to_owned())].into(),
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+
+    let out = bag(&["info", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let attachments = stdout.find("attachments:").expect(&stdout);
+    let line = stdout[attachments..].lines().nth(1).unwrap();
+    for want in [
+        "calib.yaml",
+        "8 B",
+        "application/yaml",
+        "2023-11-14T22:13:20",
+        "foreign.mcap",
+    ] {
+        assert!(line.contains(want), "{want} in {line:?}\n{stdout}");
+    }
+    let metadata = stdout.find("metadata records:").expect(&stdout);
+    let names: Vec<&str> = stdout[metadata..].lines().skip(1).take(2).collect();
+    assert!(
+        names[0].contains("run") && names[1].contains("vehicle"),
+        "{stdout}"
+    );
+
+    let out = bag(&["info", "--json", path.to_str().unwrap()]);
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let part = &info["parts"][0];
+    assert_eq!(part["attachments"][0]["name"], "calib.yaml");
+    assert_eq!(part["attachments"][0]["media_type"], "application/yaml");
+    assert_eq!(part["attachments"][0]["size_bytes"], 8);
+    assert_eq!(
+        part["attachments"][0]["log_time_ns"],
+        1_700_000_000_000_000_000u64
+    );
+    assert_eq!(
+        part["metadata_records"],
+        serde_json::json!(["run", "vehicle"])
+    );
+}

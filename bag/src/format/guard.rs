@@ -6,7 +6,7 @@
 //! declared length is checked against the bytes that remain.
 
 use super::FormatError;
-use super::op::{CHANNEL, CHUNK_INDEX, SCHEMA, STATISTICS};
+use super::op::{ATTACHMENT_INDEX, CHANNEL, CHUNK_INDEX, METADATA_INDEX, SCHEMA, STATISTICS};
 
 struct Cursor<'a>(&'a [u8]);
 
@@ -76,13 +76,21 @@ fn lengths_fit(opcode: u8, body: &[u8]) -> Option<bool> {
         STATISTICS => c
             .take(8 + 2 + 4 * 4 + 16)
             .and_then(|_| c.map(int_map_entry)),
+        // Offset, length, log time, create time, data size; name, media type.
+        ATTACHMENT_INDEX => c
+            .take(5 * 8)
+            .and_then(|_| c.bytes())
+            .and_then(|_| c.bytes())
+            .map(|_| ()),
+        // Offset, length; name.
+        METADATA_INDEX => c.take(2 * 8).and_then(|_| c.bytes()).map(|_| ()),
         _ => return None,
     };
     Some(fits.is_some())
 }
 
-/// Parses a schema, channel, chunk index or statistics record with the mcap crate, once its
-/// lengths are known to fit its body.
+/// Parses a schema, channel, chunk index, attachment index, metadata index or statistics record
+/// with the mcap crate, once its lengths are known to fit its body.
 pub fn parse_record(opcode: u8, body: &[u8]) -> Result<mcap::records::Record<'_>, FormatError> {
     match lengths_fit(opcode, body) {
         None => Err(FormatError::UnexpectedRecord { opcode }),
@@ -118,6 +126,39 @@ mod tests {
             parse_record(0x05, &body),
             Err(FormatError::UnexpectedRecord { opcode: 0x05 })
         ));
+    }
+
+    #[test]
+    fn attachment_and_metadata_indexes_parse_and_their_names_are_guarded() {
+        let string = |s: &str| [&(s.len() as u32).to_le_bytes()[..], s.as_bytes()].concat();
+        let mut attachment = [0u8; 40].to_vec();
+        attachment[32] = 8; // data size
+        attachment.extend(string("calib.yaml"));
+        attachment.extend(string("application/yaml"));
+        match parse_record(ATTACHMENT_INDEX, &attachment) {
+            Ok(mcap::records::Record::AttachmentIndex(index)) => {
+                assert_eq!((index.name.as_str(), index.data_size), ("calib.yaml", 8));
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut metadata = [0u8; 16].to_vec();
+        metadata.extend(string("run"));
+        assert!(matches!(
+            parse_record(METADATA_INDEX, &metadata),
+            Ok(mcap::records::Record::MetadataIndex(index)) if index.name == "run"
+        ));
+        // A name claiming 4 GiB is refused before the mcap crate allocates it.
+        for (opcode, fixed) in [(ATTACHMENT_INDEX, 40), (METADATA_INDEX, 16)] {
+            let mut body = vec![0u8; fixed];
+            body.extend_from_slice(&u32::MAX.to_le_bytes());
+            assert!(
+                matches!(
+                    parse_record(opcode, &body),
+                    Err(FormatError::FieldBeyondEnd { .. })
+                ),
+                "opcode {opcode:#x}"
+            );
+        }
     }
 
     #[test]

@@ -109,15 +109,22 @@ pub struct SummaryBuilder {
 }
 
 impl SummaryBuilder {
-    /// Adds the schemas, channels, chunk indexes and statistics among `records` (whole records
-    /// only), each parsed behind the length guard; other records are skipped. An error when a
-    /// record is cut off or unreadable.
+    /// Adds the schemas, channels, chunk indexes, attachment and metadata indexes and statistics
+    /// among `records` (whole records only), each parsed behind the length guard; other records
+    /// are skipped. An error when a record is cut off or unreadable.
     pub fn add(&mut self, records: &[u8]) -> Result<(), FormatError> {
+        const KEPT: [u8; 6] = [
+            op::SCHEMA,
+            op::CHANNEL,
+            op::CHUNK_INDEX,
+            op::ATTACHMENT_INDEX,
+            op::METADATA_INDEX,
+            op::STATISTICS,
+        ];
         for record in Records::new(records) {
             let record = record?;
-            // Attachment and metadata indexes, summary offsets and unknown records: not needed.
-            if ![op::SCHEMA, op::CHANNEL, op::CHUNK_INDEX, op::STATISTICS].contains(&record.opcode)
-            {
+            // Summary offsets and unknown records: not needed.
+            if !KEPT.contains(&record.opcode) {
                 continue;
             }
             match parse_record(record.opcode, record.body)? {
@@ -135,6 +142,12 @@ impl SummaryBuilder {
                 mcap::records::Record::Channel(c) => self.channels.push(c),
                 mcap::records::Record::Statistics(stats) => self.summary.stats = Some(stats),
                 mcap::records::Record::ChunkIndex(index) => self.summary.chunk_indexes.push(index),
+                mcap::records::Record::AttachmentIndex(index) => {
+                    self.summary.attachment_indexes.push(index)
+                }
+                mcap::records::Record::MetadataIndex(index) => {
+                    self.summary.metadata_indexes.push(index)
+                }
                 _ => {}
             }
         }

@@ -314,6 +314,34 @@ impl Report {
                 t.encoding
             );
         }
+        // Attachments and metadata records, as the parts' summaries list them.
+        if reader.parts().iter().any(|p| !p.attachments.is_empty()) {
+            outln!("attachments:");
+            for p in reader.parts() {
+                for a in &p.attachments {
+                    let media_type = if a.media_type.is_empty() {
+                        "no media type"
+                    } else {
+                        &a.media_type
+                    };
+                    outln!(
+                        "  {:<24} {:>10}  {media_type}  {}  in {}",
+                        a.name,
+                        bytes(a.data_size),
+                        utc(a.log_time_ns),
+                        p.name
+                    );
+                }
+            }
+        }
+        if reader.parts().iter().any(|p| !p.metadata_names.is_empty()) {
+            outln!("metadata records:");
+            for p in reader.parts() {
+                for name in &p.metadata_names {
+                    outln!("  {name}  in {}", p.name);
+                }
+            }
+        }
         let never = reader.advertised_never_published();
         if !never.is_empty() {
             outln!("advertised but never published:");
@@ -368,6 +396,13 @@ impl Report {
                 "compression": p.compression,
                 "counted_by_scan": p.counted_by_scan,
                 "listed_in_index": p.listed_in_index,
+                "attachments": p.attachments.iter().map(|a| json!({
+                    "name": a.name,
+                    "media_type": a.media_type,
+                    "size_bytes": a.data_size,
+                    "log_time_ns": a.log_time_ns,
+                })).collect::<Vec<_>>(),
+                "metadata_records": p.metadata_names,
             })).collect::<Vec<_>>(),
             "topics": self.topics.iter().map(|t| json!({
                 "topic": t.topic,
