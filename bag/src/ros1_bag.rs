@@ -725,6 +725,11 @@ mod tests {
     /// A bag of two uncompressed chunks whose messages are out of time order, within and
     /// across chunks.
     fn bag() -> Vec<u8> {
+        bag_compressed("none", |inner| inner.to_vec())
+    }
+
+    /// [`bag`] with its chunks compressed by `compress`, named `compression` in their headers.
+    fn bag_compressed(compression: &str, compress: impl Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
         let conn = record(
             &[
                 field("op", &[OP_CONNECTION]),
@@ -751,10 +756,10 @@ mod tests {
             record(
                 &[
                     field("op", &[OP_CHUNK]),
-                    field("compression", b"none"),
+                    field("compression", compression.as_bytes()),
                     field("size", &(inner.len() as u32).to_le_bytes()),
                 ],
-                &inner,
+                &compress(&inner),
             )
         };
         let mut bag = ROS1_MAGIC.to_vec();
@@ -797,6 +802,28 @@ mod tests {
             (schema.name.as_str(), schema.data.as_slice()),
             ("std_msgs/UInt8", &b"uint8 data\n"[..])
         );
+    }
+
+    #[test]
+    fn lz4_chunks_read_like_uncompressed_ones_and_an_unknown_compression_is_damage() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.bag");
+        let lz4 = bag_compressed("lz4", |inner| {
+            let mut encoder = lz4_flex::frame::FrameEncoder::new(Vec::new());
+            std::io::Write::write_all(&mut encoder, inner).expect("compress");
+            encoder.finish().expect("finish")
+        });
+        std::fs::write(&path, lz4).expect("write");
+        let (scan, got) = read_all(&path);
+        assert_eq!(got, [(10, 1), (20, 2), (30, 3), (40, 4)]);
+        assert_eq!(scan.compression, BTreeSet::from(["lz4".to_owned()]));
+        assert!(scan.damaged_chunks.is_empty() && scan.torn.is_none());
+
+        // A compression we do not know: each chunk is skipped and reported, nothing panics.
+        std::fs::write(&path, bag_compressed("zip", |inner| inner.to_vec())).expect("write");
+        let (scan, got) = read_all(&path);
+        assert!(got.is_empty(), "{got:?}");
+        assert_eq!(scan.damaged_chunks.len(), 2, "{:?}", scan.damaged_chunks);
     }
 
     #[test]
