@@ -11,14 +11,17 @@
 
 #[path = "../../bag/cli/tests/support/hostile_inputs.rs"]
 mod hostile_inputs;
+#[allow(dead_code)] // its panicking assertions serve the bag tests; here `problem` words them
+#[path = "../../bag/cli/tests/support/limited.rs"]
+mod limited;
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hostile_inputs::{Code, DAMAGE, NOT_A_RECORDING, cases, snapshot};
+use limited::{Run, run_limited};
 use scope::data::source::RecordingSource;
 use scope::recording::Recording;
 
@@ -60,70 +63,27 @@ fn load_one_hostile_input() {
     println!("{OUTCOME}{outcome}");
 }
 
-/// How a child load ended.
-#[derive(Debug)]
-struct Child {
-    status: Option<std::process::ExitStatus>,
-    timed_out: bool,
-    stdout: String,
-    stderr: String,
-}
-
-fn load_in_child(input: &Path) -> Child {
+/// Loads `input` in a child: this test binary, re-run for [`load_one_hostile_input`] alone.
+fn load_in_child(input: &Path) -> Run {
     let exe = std::env::current_exe().expect("the test binary's path");
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={MEMORY_LIMIT_BYTES}"))
-        .arg("--")
-        .arg(exe)
+    let mut command = Command::new(exe);
+    command
         .args([
             "load_one_hostile_input",
             "--exact",
             "--ignored",
             "--nocapture",
         ])
-        .env(CHILD_INPUT, input)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("prlimit (util-linux) runs: the hostile-input tests need it");
-    let pipe = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut r) = r {
-                r.read_to_end(&mut text).ok();
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = pipe(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = pipe(child.stderr.take().map(|p| Box::new(p) as _));
-    let started = Instant::now();
-    let (status, timed_out) = loop {
-        if let Some(status) = child.try_wait().expect("waiting for the child") {
-            break (Some(status), false);
-        }
-        if started.elapsed() > TIME_LIMIT {
-            child.kill().ok();
-            child.wait().ok();
-            break (None, true);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Child {
-        status,
-        timed_out,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    }
+        .env(CHILD_INPUT, input);
+    run_limited(&command, TIME_LIMIT, MEMORY_LIMIT_BYTES)
 }
 
 /// Why the child's load of a case disagrees with `cat`'s expected code, if it does.
-fn problem(child: &Child, cat: Code) -> Option<String> {
+fn problem(child: &Run, cat: Code) -> Option<String> {
     if child.timed_out {
         return Some(format!("still loading after {TIME_LIMIT:?}"));
     }
-    if !child.status.is_some_and(|s| s.success()) {
+    if child.code != Some(0) {
         return Some(format!("the load did not end well: {child:#?}"));
     }
     let Some(outcome) = child

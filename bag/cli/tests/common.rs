@@ -5,9 +5,8 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long a read subcommand may take on a small input before it counts as a hang.
 pub const TIME_LIMIT: Duration = Duration::from_secs(20);
@@ -16,45 +15,9 @@ pub const TIME_LIMIT: Duration = Duration::from_secs(20);
 /// input here claims (GiBs), well above what the binary needs to start (about 50 MB).
 pub const MEMORY_LIMIT_BYTES: u64 = 400 * 1024 * 1024;
 
-/// How a child `bag` ended.
-#[derive(Debug)]
-pub struct Run {
-    /// Exit code, when it exited (not killed by a signal, not timed out).
-    pub code: Option<i32>,
-    /// The signal that ended it, if one did (an abort on a failed allocation is SIGABRT).
-    pub signal: Option<i32>,
-    /// True when it was still running at the time limit and was killed.
-    pub timed_out: bool,
-    /// Everything it wrote to stdout.
-    pub stdout: String,
-    /// Everything it wrote to stderr.
-    pub stderr: String,
-}
-
-impl Run {
-    /// Panics with the whole story unless it exited by itself, without a panic, with `code`.
-    pub fn assert_code(&self, code: i32, what: &str) {
-        self.assert_sane(what);
-        assert_eq!(self.code, Some(code), "{what}: exit code\n{self:#?}");
-    }
-
-    /// Panics unless it exited by itself (no hang, no signal) without a panic message.
-    pub fn assert_sane(&self, what: &str) {
-        assert!(
-            !self.timed_out,
-            "{what}: still running after the time limit\n{self:#?}"
-        );
-        assert_eq!(self.signal, None, "{what}: killed by a signal\n{self:#?}");
-        assert!(
-            !self.stderr.contains("panicked"),
-            "{what}: panicked\n{self:#?}"
-        );
-        assert!(
-            !self.stderr.contains("memory allocation of"),
-            "{what}: a failed allocation\n{self:#?}"
-        );
-    }
-}
+#[path = "support/limited.rs"]
+mod limited;
+pub use limited::Run;
 
 /// Runs `bag args...` with stdin closed, under `prlimit --as=memory_limit_bytes`, killing it
 /// at `time_limit`.
@@ -63,59 +26,9 @@ pub fn bag_limited<S: AsRef<OsStr>>(
     time_limit: Duration,
     memory_limit_bytes: u64,
 ) -> Run {
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={memory_limit_bytes}"))
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_bag"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("prlimit (util-linux) runs: the hostile-input tests need it");
-    let pipe = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut r) = r {
-                r.read_to_end(&mut text).ok();
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = pipe(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let stderr = pipe(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let started = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for bag") {
-            break status;
-        }
-        if started.elapsed() > time_limit {
-            timed_out = true;
-            // prlimit execs bag in place: this pid is bag's.
-            child.kill().ok();
-            break child.wait().expect("waiting for bag after killing it");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    use std::os::unix::process::ExitStatusExt;
-    Run {
-        code: if timed_out { None } else { status.code() },
-        signal: if timed_out { None } else { status.signal() },
-        timed_out,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bag"));
+    command.args(args);
+    limited::run_limited(&command, time_limit, memory_limit_bytes)
 }
 
 /// [`bag_limited`] with [`TIME_LIMIT`] and [`MEMORY_LIMIT_BYTES`].
