@@ -10,12 +10,7 @@ use std::time::{Duration, Instant};
 /// The oracle folder `sub` of `../shared/oracles` beside the workspace, or `None` (saying
 /// "skipped") when it is not there. Under `CI=true` a missing folder is a failure, not a skip.
 pub fn oracle_dir(sub: &str) -> Option<PathBuf> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let workspace = manifest
-        .ancestors()
-        .find(|p| p.join("Cargo.lock").is_file())
-        .unwrap_or(manifest);
-    let dir = workspace.join("../shared/oracles").join(sub);
+    let dir = workspace_root().join("../shared/oracles").join(sub);
     if dir.is_dir() {
         return Some(dir);
     }
@@ -26,6 +21,48 @@ pub fn oracle_dir(sub: &str) -> Option<PathBuf> {
     );
     eprintln!("skipped: oracle data {} not found", dir.display());
     None
+}
+
+/// The workspace's root directory (the one holding `Cargo.lock`), whichever crate includes this.
+fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|p| p.join("Cargo.lock").is_file())
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+/// What `rosbags_reader.py` printed for `bag`, or `None` (saying "skipped") when this machine
+/// has no python3 with rosbags; under `CI=true` that is a failure.
+pub fn rosbags_read(bag: &Path) -> Option<serde_json::Value> {
+    let usable = std::process::Command::new("python3")
+        .args(["-c", "import rosbags.rosbag2, rosbags.highlevel"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !usable {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but python3 cannot import rosbags (pip install rosbags==0.11.9)"
+        );
+        eprintln!("skipped: python3 cannot import rosbags (pip install rosbags==0.11.9)");
+        return None;
+    }
+    let script = workspace_root().join("bag/tests/peers/rosbags_reader.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(bag)
+        .output()
+        .expect("running python3");
+    assert!(
+        out.status.success(),
+        "rosbags refused {bag:?}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    eprintln!("rosbags read {}: {text}", bag.display());
+    Some(serde_json::from_str(&text).expect("JSON from rosbags_reader.py"))
 }
 
 /// Every file under `root` (recursively, in name order) for which `pred` holds.

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use bag::export::{ExportOptions, export};
 use bag::metadata::METADATA_FILE;
@@ -17,7 +16,7 @@ use bag::{
 };
 
 mod common;
-use common::oracle_dir;
+use common::{oracle_dir, rosbags_read};
 
 /// A ROS 2 channel: CDR with a `ros2msg` schema.
 fn ros2_channel(topic: &str, type_name: &str, definition: &str) -> ChannelSpec {
@@ -136,38 +135,6 @@ fn write_ros2_bag(dir: &Path, profile: Profile, messages: u64, part_ns: u64) -> 
     }
     writer.close().expect("close");
     out
-}
-
-/// What `rosbags_reader.py` printed for `bag`, or `None` (saying "skipped") when this machine
-/// has no python3 with rosbags; under `CI=true` that is a failure.
-fn rosbags_read(bag: &Path) -> Option<serde_json::Value> {
-    let usable = Command::new("python3")
-        .args(["-c", "import rosbags.rosbag2, rosbags.highlevel"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !usable {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but python3 cannot import rosbags (pip install rosbags==0.11.9)"
-        );
-        eprintln!("skipped: python3 cannot import rosbags (pip install rosbags==0.11.9)");
-        return None;
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/rosbags_reader.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(bag)
-        .output()
-        .expect("running python3");
-    assert!(
-        out.status.success(),
-        "rosbags refused {bag:?}:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    eprintln!("rosbags read {}: {text}", bag.display());
-    Some(serde_json::from_str(&text).expect("JSON from rosbags_reader.py"))
 }
 
 fn counts(value: &serde_json::Value) -> BTreeMap<String, u64> {

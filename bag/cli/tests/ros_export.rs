@@ -5,46 +5,11 @@
 //! Needs `../shared/oracles` and python3 with `rosbags==0.11.9`; without them the test says
 //! "skipped", and fails under `CI=true` (`.ci/run` installs rosbags).
 
-use std::path::Path;
 use std::process::Command;
 
 #[path = "../../tests/common.rs"]
 mod common;
-use common::oracle_dir;
-
-/// `rosbags_reader.py`'s JSON for `bag`, or `None` when python3 cannot import rosbags.
-fn rosbags_read(bag: &Path) -> Option<serde_json::Value> {
-    let usable = Command::new("python3")
-        .args(["-c", "import rosbags.rosbag2, rosbags.highlevel"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !usable {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but python3 cannot import rosbags (pip install rosbags==0.11.9)"
-        );
-        eprintln!("skipped: python3 cannot import rosbags (pip install rosbags==0.11.9)");
-        return None;
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/peers/rosbags_reader.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(bag)
-        .output()
-        .expect("running python3");
-    assert!(
-        out.status.success(),
-        "rosbags refused {bag:?}:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!(
-        "rosbags read {}: {}",
-        bag.display(),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    Some(serde_json::from_slice(&out.stdout).expect("JSON from rosbags_reader.py"))
-}
+use common::{oracle_dir, rosbags_read};
 
 #[test]
 fn rosbags_reads_bag_export_of_rosbag2_bags_as_it_reads_the_source() {
