@@ -91,7 +91,6 @@ impl ChannelMap {
     }
 }
 
-/// What is known of one part after opening.
 /// An attachment as a part's summary lists it (its bytes are not read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attachment {
@@ -105,6 +104,7 @@ pub struct Attachment {
     pub log_time_ns: u64,
 }
 
+/// What is known of one part after opening.
 #[derive(Debug, Clone)]
 pub struct PartInfo {
     /// File name relative to the recording (or the file itself).
