@@ -33,19 +33,28 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// What `rosbags_reader.py` printed for `bag`, or `None` (saying "skipped") when this machine
-/// has no python3 with rosbags; under `CI=true` that is a failure.
-pub fn rosbags_read(bag: &Path) -> Option<serde_json::Value> {
+/// Whether `python3` can `import modules` (a test peer from another implementation). When it
+/// cannot, says "skipped" naming the `pip` packages to install; under `CI=true` (whose `.ci/run`
+/// installs them) that is a failure.
+pub fn python_can_import(modules: &str, pip_packages: &str) -> bool {
     let usable = std::process::Command::new("python3")
-        .args(["-c", "import rosbags.rosbag2, rosbags.highlevel"])
+        .args(["-c", &format!("import {modules}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !usable {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but python3 cannot import rosbags (pip install rosbags==0.11.9)"
+            "CI=true but python3 cannot import {modules} (pip install {pip_packages})"
         );
-        eprintln!("skipped: python3 cannot import rosbags (pip install rosbags==0.11.9)");
+        eprintln!("skipped: python3 cannot import {modules} (pip install {pip_packages})");
+    }
+    usable
+}
+
+/// What `rosbags_reader.py` printed for `bag`, or `None` (saying "skipped") when this machine
+/// has no python3 with rosbags; under `CI=true` that is a failure.
+pub fn rosbags_read(bag: &Path) -> Option<serde_json::Value> {
+    if !python_can_import("rosbags.rosbag2, rosbags.highlevel", "rosbags==0.11.9") {
         return None;
     }
     let script = workspace_root().join("bag/tests/peers/rosbags_reader.py");

@@ -6,6 +6,8 @@
 //! `mcap` / `mcap-ros2-support` modules the Python tests say "skipped", and fail under `CI=true`
 //! (`.ci/run` installs them).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -27,19 +29,10 @@ fn dump(report: &Report) -> String {
 /// The Python writer's files, `(name, bytes, message count)`, or `None` when this machine cannot
 /// run it.
 fn python_files(dir: &Path) -> Option<Vec<(String, Vec<u8>, u64)>> {
-    let usable = Command::new("python3")
-        .args(["-c", "import mcap.writer, mcap_ros2.writer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !usable {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but python3 cannot import mcap and mcap_ros2 \
-             (pip install mcap==1.6.0 mcap-ros2-support==0.6.0)"
-        );
-        eprintln!(
-            "skipped: python3 cannot import mcap and mcap_ros2 (pip install mcap==1.6.0 mcap-ros2-support==0.6.0)"
-        );
+    if !common::python_can_import(
+        "mcap.writer, mcap_ros2.writer",
+        "mcap==1.6.0 mcap-ros2-support==0.6.0",
+    ) {
         return None;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/python_writer.py");

@@ -1,5 +1,8 @@
 //! `bag record | play | sim` as a user runs them, on loopback.
 
+#[path = "../../tests/common.rs"]
+mod common;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -328,22 +331,9 @@ fn a_killed_recorder_loses_at_most_its_open_chunk_and_reindex_restores_the_rest(
     assert_eq!(never, ["car/camera"]);
 }
 
-/// `python3` with the `zenoh` module (eclipse-zenoh on PyPI), if this machine has it.
-fn python_zenoh() -> bool {
-    Command::new("python3")
-        .args(["-c", "import zenoh"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn a_publisher_from_another_zenoh_implementation_is_recorded() {
-    if !python_zenoh() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but python3 cannot import zenoh (pip install eclipse-zenoh==1.10.2)"
-        );
-        eprintln!("skipped: python3 cannot import zenoh (pip install eclipse-zenoh==1.10.2)");
+    if !common::python_can_import("zenoh", "eclipse-zenoh==1.10.2") {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
