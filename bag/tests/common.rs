@@ -51,25 +51,32 @@ pub fn python_can_import(modules: &str, pip_packages: &str) -> bool {
     usable
 }
 
+/// What `python3 bag/tests/peers/SCRIPT ARG` printed; panics with all it printed unless it
+/// exits 0.
+pub fn run_python_peer(script: &str, arg: &Path) -> String {
+    let script = workspace_root().join("bag/tests/peers").join(script);
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(arg)
+        .output()
+        .expect("running python3");
+    assert!(
+        out.status.success(),
+        "{} {arg:?} failed:\n{}{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 from a Python peer")
+}
+
 /// What `rosbags_reader.py` printed for `bag`, or `None` (saying "skipped") when this machine
 /// has no python3 with rosbags; under `CI=true` that is a failure.
 pub fn rosbags_read(bag: &Path) -> Option<serde_json::Value> {
     if !python_can_import("rosbags.rosbag2, rosbags.highlevel", "rosbags==0.11.9") {
         return None;
     }
-    let script = workspace_root().join("bag/tests/peers/rosbags_reader.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(bag)
-        .output()
-        .expect("running python3");
-    assert!(
-        out.status.success(),
-        "rosbags refused {bag:?}:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let text = run_python_peer("rosbags_reader.py", bag);
     eprintln!("rosbags read {}: {text}", bag.display());
     Some(serde_json::from_str(&text).expect("JSON from rosbags_reader.py"))
 }

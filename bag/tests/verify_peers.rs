@@ -10,7 +10,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use bag::verify::{Report, Severity, verify_bytes};
 
@@ -35,19 +34,7 @@ fn python_files(dir: &Path) -> Option<Vec<(String, Vec<u8>, u64)>> {
     ) {
         return None;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/python_writer.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(dir)
-        .output()
-        .expect("running python3");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listing = String::from_utf8(out.stdout).expect("utf-8 listing");
+    let listing = common::run_python_peer("python_writer.py", dir);
     let files: Vec<_> = listing
         .lines()
         .map(|line| {

@@ -44,30 +44,26 @@ fn bag_cat_reads_every_ros1_message_and_leaf_exactly() {
     let mut leaves = 0;
     for (name, file) in files {
         // What kind of file it is, the same in text and JSON.
-        let info = Command::new(env!("CARGO_BIN_EXE_bag"))
-            .args(["info", "--json"])
-            .arg(root.join(name))
-            .output()
-            .unwrap();
-        let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+        let info: Value = serde_json::from_slice(&bag_stdout(&[
+            "info".as_ref(),
+            "--json".as_ref(),
+            root.join(name).as_os_str(),
+        ]))
+        .unwrap();
         let kind = if name.ends_with(".bag") {
             "ros1 bag file"
         } else {
             "mcap file"
         };
         assert_eq!(info["kind"], kind, "{name}");
-        let out = Command::new(env!("CARGO_BIN_EXE_bag"))
-            .args(["cat", "--json", "--no-data"])
-            .arg(root.join(name))
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got: BTreeMap<(String, u64), Value> = String::from_utf8(out.stdout)
+        let path = root.join(name);
+        let out = bag_stdout(&[
+            "cat".as_ref(),
+            "--json".as_ref(),
+            "--no-data".as_ref(),
+            path.as_os_str(),
+        ]);
+        let got: BTreeMap<(String, u64), Value> = String::from_utf8(out)
             .unwrap()
             .lines()
             .map(|l| {
