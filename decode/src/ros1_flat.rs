@@ -235,6 +235,21 @@ mod tests {
         Some(row.present().collect())
     }
 
+    /// The row's leaves with floats as their bits: a NaN the bytes spell must equal itself.
+    fn bits(rows: Option<Vec<(usize, crate::Scalar)>>) -> Option<Vec<(usize, char, u64)>> {
+        use crate::Scalar;
+        Some(
+            rows?
+                .into_iter()
+                .map(|(i, s)| match s {
+                    Scalar::Int(v) => (i, 'i', v as u64),
+                    Scalar::UInt(v) => (i, 'u', v),
+                    Scalar::Float(v) => (i, 'f', v.to_bits()),
+                })
+                .collect(),
+        )
+    }
+
     #[test]
     fn the_shortcut_is_taken_once_leaves_are_known() {
         let mut p = plan();
@@ -264,7 +279,7 @@ mod tests {
             }
             bytes.truncate(bytes.len().saturating_sub(cut));
             bytes.extend(extra);
-            prop_assert_eq!(rows(&mut fast, &bytes), rows(&mut slow, &bytes));
+            prop_assert_eq!(bits(rows(&mut fast, &bytes)), bits(rows(&mut slow, &bytes)));
         }
     }
 }
