@@ -117,6 +117,15 @@ pub enum BagError {
         #[source]
         source: crate::ros1_bag::Ros1Error,
     },
+    /// A rosbag2 SQLite file (`.db3`) could not be read.
+    #[error("cannot read the rosbag2 SQLite file {path:?}")]
+    Sqlite {
+        /// The `.db3` file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        source: crate::sqlite_part::SqliteError,
+    },
     /// A channel handle that this writer never issued.
     #[error("unknown channel handle {0}")]
     UnknownChannel(usize),

@@ -19,11 +19,14 @@ pub(crate) fn part_file_name(bag_name: &str, index: usize) -> String {
     format!("{bag_name}_{index}.mcap")
 }
 
-/// Sort key of a part file name: the name without `.mcap` and its trailing digits, then the
+/// Sort key of a part file name: the name without `.mcap` (or `.db3`) and its trailing digits, then the
 /// number those digits make (0 when there are none), then the whole name to break ties
 /// (`run01` and `run1`).
 pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
-    let stem = name.strip_suffix(".mcap").unwrap_or(name);
+    let stem = name
+        .strip_suffix(".mcap")
+        .or_else(|| name.strip_suffix(".db3"))
+        .unwrap_or(name);
     let prefix = stem.trim_end_matches(|c: char| c.is_ascii_digit());
     let digits = stem.get(prefix.len()..).unwrap_or("");
     let number = if digits.is_empty() {
@@ -35,16 +38,16 @@ pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
     (prefix.to_string(), number, name.to_string())
 }
 
-/// Every entry of `dir` named `*.mcap`, in part order, whatever it is: a regular file, a
-/// symbolic link (to a part elsewhere, or to nothing), a FIFO or a directory. Entries that are not
-/// readable parts are kept, so that whoever opens them reports them rather than skipping them
-/// unseen.
+/// Every entry of `dir` named `*.mcap` or `*.db3` (rosbag2's SQLite storage), in part order,
+/// whatever it is: a regular file, a symbolic link (to a part elsewhere, or to nothing), a FIFO
+/// or a directory. Entries that are not readable parts are kept, so that whoever opens them
+/// reports them rather than skipping them unseen.
 pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
     let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".mcap"))
+        .filter(|n| n.ends_with(".mcap") || n.ends_with(".db3"))
         .collect();
     names.sort_by_cached_key(|n| part_sort_key(n));
     Ok(names)

@@ -50,6 +50,7 @@ pub mod reader;
 pub mod reindex;
 pub mod ros1_bag;
 mod scan;
+pub mod sqlite_part;
 pub mod verify;
 mod write_behind;
 pub mod writer;

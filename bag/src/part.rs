@@ -68,6 +68,8 @@ pub(crate) enum PartAccess {
     FileOrderSorted,
     /// A ROS 1 bag, through the chunk places its scan found.
     Ros1(Arc<crate::ros1_bag::Ros1Index>),
+    /// A rosbag2 SQLite file, through SQLite (`topics.id` -> part-local channel id).
+    Sqlite(Arc<std::collections::HashMap<i64, u16>>),
     /// Not readable.
     Unreadable,
 }
@@ -149,6 +151,12 @@ impl PartInfo {
         matches!(self.access, PartAccess::Ros1(_))
     }
 
+    /// Whether this part is a rosbag2 SQLite file (`.db3`, recognised by its magic): read through
+    /// SQLite, never rewritten by `bag reindex`.
+    pub fn is_sqlite(&self) -> bool {
+        matches!(self.access, PartAccess::Sqlite(_))
+    }
+
     fn empty(name: String, path: PathBuf, status: PartStatus, listed: bool) -> Self {
         PartInfo {
             name,
@@ -206,6 +214,9 @@ impl PartInfo {
         let got = read_up_to(file, &mut magic).map_err(|e| BagError::io("reading", &path, e))?;
         if got == 8 && magic.get(..8) == crate::ros1_bag::ROS1_MAGIC.get(..8) {
             return Self::from_ros1(name, path, listed, size);
+        }
+        if got == 8 && magic.get(..8) == crate::sqlite_part::SQLITE_MAGIC.get(..8) {
+            return Self::from_sqlite(name, path, listed, size);
         }
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
@@ -274,6 +285,24 @@ impl PartInfo {
             info.status = PartStatus::Torn { damage };
         }
         info.access = PartAccess::Ros1(Arc::new(scan.index));
+        Ok(info)
+    }
+
+    /// A rosbag2 SQLite file: its topics are the channels, SQLite counts the messages.
+    fn from_sqlite(name: String, path: PathBuf, listed: bool, size: u64) -> Result<Self> {
+        let scan =
+            crate::sqlite_part::SqliteScan::scan(&path).map_err(|source| BagError::Sqlite {
+                path: path.clone(),
+                source,
+            })?;
+        let mut info = Self::empty(name, path, PartStatus::Complete, listed);
+        info.size_bytes = size;
+        info.message_count = scan.message_count;
+        info.time_range_ns = scan.time_range_ns;
+        info.compression = scan.compression;
+        info.channels = scan.channels;
+        info.channel_counts = scan.channel_counts;
+        info.access = PartAccess::Sqlite(Arc::new(scan.topic_ids));
         Ok(info)
     }
 

@@ -125,7 +125,7 @@ impl BagReader {
             if names.is_empty() {
                 return Err(BagError::NotARecording {
                     path,
-                    why: "the directory holds no .mcap files and no metadata.yaml listing any"
+                    why: "the directory holds no .mcap or .db3 files and no metadata.yaml listing any"
                         .into(),
                 });
             }
@@ -426,6 +426,13 @@ fn part_source(
                     source,
                 })?,
         )),
+        (None, PartAccess::Sqlite(_)) => Source::Sqlite(Box::new(
+            crate::sqlite_part::SqliteCursor::new(&part.path, filter.start_ns, filter.end_ns)
+                .map_err(|source| BagError::Sqlite {
+                    path: part.path.clone(),
+                    source,
+                })?,
+        )),
         (None, PartAccess::FileOrder) => Source::FileOrder {
             scanner: Box::new(FileOrderScanner::open(&part.path)?),
         },
@@ -563,6 +570,8 @@ enum Source {
     },
     /// A ROS 1 bag's chunks, merged by time.
     Ros1(Box<crate::ros1_bag::Ros1Cursor>),
+    /// A rosbag2 SQLite file's messages, paged from SQLite in time order.
+    Sqlite(Box<crate::sqlite_part::SqliteCursor>),
     /// Already read and sorted; popped from the back.
     Sorted {
         messages: Vec<Head>,
@@ -711,6 +720,35 @@ impl<'r> MessageCursor<'r> {
                         }
                         Ok(None) => Ok(false),
                         Err(source) => Err(BagError::Ros1 {
+                            path: part.path.clone(),
+                            source,
+                        }),
+                    }
+                }
+                _ => Ok(false),
+            },
+            Source::Sqlite(cursor_sqlite) => match &part.access {
+                PartAccess::Sqlite(topic_ids) => {
+                    let wanted = &self.wanted;
+                    let ids = &part.global_ids;
+                    let next = cursor_sqlite.next(topic_ids, |local| {
+                        ids.get(local)
+                            .is_some_and(|g| wanted.as_ref().is_none_or(|w| w.contains(&g)))
+                    });
+                    match next {
+                        Ok(Some(m)) => {
+                            let head = &mut cursor.head;
+                            head.channel = ids.get(m.channel).unwrap_or(0);
+                            head.sequence = 0;
+                            head.log_time = m.log_time_ns;
+                            // rosbag2 stores one time per message: no separate publish time.
+                            head.publish_time = m.log_time_ns;
+                            head.data.clear();
+                            head.data.extend_from_slice(m.data);
+                            Ok(true)
+                        }
+                        Ok(None) => Ok(false),
+                        Err(source) => Err(BagError::Sqlite {
                             path: part.path.clone(),
                             source,
                         }),

@@ -176,20 +176,20 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         return Ok(bag);
     }
     // The reader's rule for what the parts are (every `*.mcap` entry, symbolic links followed),
-    // so that a bag the reader reads is the bag verify checks.
-    let parts: Vec<PathBuf> = discover_parts(path)
+    // so that a bag the reader reads is the bag verify checks; SQLite parts are not MCAP.
+    let (sqlite, parts): (Vec<String>, Vec<String>) = discover_parts(path)
         .map_err(|e| match e {
             crate::BagError::Io { source, .. } => io_err(source),
             other => io_err(std::io::Error::other(other.detail())),
         })?
         .into_iter()
-        .map(|name| path.join(name))
-        .collect();
-    if parts.is_empty() && has_sqlite_storage(path) {
+        .partition(|name| name.ends_with(".db3"));
+    let parts: Vec<PathBuf> = parts.into_iter().map(|name| path.join(name)).collect();
+    if parts.is_empty() && !sqlite.is_empty() {
         return Err(VerifyError::NotMcap {
             path: path.to_owned(),
             what: "a rosbag2 directory with SQLite storage (.db3 files)",
-            instead: "No tool here reads SQLite storage yet; `ros2 bag convert` writes it as MCAP",
+            instead: "`bag info` and `bag cat` read it through SQLite and report what they cannot read",
         });
     }
     if parts.is_empty() {
@@ -231,17 +231,6 @@ fn starts_with_ros1_magic(path: &Path) -> bool {
         .and_then(|file| file.take(magic.len() as u64).read_to_end(&mut head))
         .is_ok()
         && head == magic
-}
-
-/// Whether the directory holds rosbag2 SQLite files (`*.db3`).
-fn has_sqlite_storage(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|entry| {
-            Path::new(&entry.file_name())
-                .extension()
-                .is_some_and(|ext| ext == "db3")
-        })
-    })
 }
 
 /// Opens a part (if it is, or links to, a regular file) and checks it in one streaming pass.

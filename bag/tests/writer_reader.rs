@@ -377,7 +377,7 @@ fn bad_paths_are_clear_errors() {
     assert!(missing.to_string().contains("nope"), "{missing}");
     let empty_dir = BagReader::open(dir.path()).err().unwrap();
     assert!(
-        empty_dir.to_string().contains("no .mcap files"),
+        empty_dir.to_string().contains("no .mcap or .db3 files"),
         "{empty_dir}"
     );
     let garbage = dir.path().join("g.mcap");

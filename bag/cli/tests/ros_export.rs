@@ -1,6 +1,7 @@
-//! `bag export` of rosbag2's own CDR bags is read by the `rosbags` Python library as the source
-//! is (issue 21, section 3): same messages per topic, same type hashes, every message
-//! deserialized where rosbags parses the schemas.
+//! `bag export` of rosbag2's own CDR bags (MCAP storage, and SQLite storage converted to MCAP)
+//! is read by the `rosbags` Python library as the source is (issue 21, section 3; issue 22): same
+//! messages per topic, same type hashes, every message deserialized where rosbags parses the
+//! schemas.
 //!
 //! Needs `../shared/oracles` and python3 with `rosbags==0.11.9`; without them the test says
 //! "skipped", and fails under `CI=true` (`.ci/run` installs rosbags).
@@ -13,15 +14,18 @@ use common::{oracle_dir, rosbags_read};
 
 #[test]
 fn rosbags_reads_bag_export_of_rosbag2_bags_as_it_reads_the_source() {
-    let Some(oracles) = oracle_dir("rosbag2/rosbag2_tests/resources/mcap") else {
-        return;
-    };
     let tmp = tempfile::tempdir().expect("tempdir");
-    for (name, deserializes) in [
-        ("cdr_test", true),
+    let mcap = "rosbag2/rosbag2_tests/resources/mcap";
+    for (oracle, name, deserializes) in [
+        (mcap, "cdr_test", true),
         // rosbags cannot parse rosbag2's service event definitions: counted, not deserialized.
-        ("bag_with_topics_and_service_events", false),
+        (mcap, "bag_with_topics_and_service_events", false),
+        ("rosbag2-sqlite3", "imu_joint_string", true),
+        ("rosbag2-sqlite3", "split_two", true),
     ] {
+        let Some(oracles) = oracle_dir(oracle) else {
+            return;
+        };
         let source = oracles.join(name);
         let out = tmp.path().join(name);
         let run = Command::new(env!("CARGO_BIN_EXE_bag"))

@@ -439,9 +439,12 @@ fn share(part: u64, whole: u128) -> f64 {
 /// How the recording is laid out, the same in text and JSON.
 fn kind_label(reader: &BagReader) -> &'static str {
     match reader.kind() {
-        // A lone ROS 1 bag is a file, but not an MCAP one.
+        // A lone ROS 1 bag or `.db3` file is a file, but not an MCAP one.
         RecordingKind::McapFile if reader.parts().iter().any(bag::PartInfo::is_ros1_bag) => {
             "ros1 bag file"
+        }
+        RecordingKind::McapFile if reader.parts().iter().any(bag::PartInfo::is_sqlite) => {
+            "rosbag2 sqlite file"
         }
         RecordingKind::Bag => "bag",
         RecordingKind::Rosbag2 => "rosbag2",

@@ -1,0 +1,707 @@
+//! rosbag2 SQLite storage (`.db3`, the default storage of ROS 2 before Iron) as parts of a
+//! recording: each row of the `topics` table becomes a channel (message encoding = its
+//! `serialization_format`, schema = its type with the definition from `message_definitions`
+//! where the file has that table), each row of `messages` a message whose log time is its
+//! `timestamp`.
+//!
+//! Read with `rusqlite` through SQLite itself: the file is opened read-only with `immutable=1`,
+//! so SQLite takes no lock and creates no `-journal`, `-wal` or `-shm` file beside it (nothing in
+//! the bag changes by reading it; a bag a recorder still writes is read as it stands).
+//!
+//! Opening asks SQLite for the topics and each topic's count and time range (the `messages`
+//! table, not its blobs). Reading pages through `messages` in (`timestamp`, `id`) order, a bounded
+//! page at a time: a `Statement` borrows its connection, so a cursor cannot hold one open
+//! across calls; each page starts after the last row handed out. A row whose blob is larger than
+//! a record may be is reported without its bytes being read.
+//!
+//! Per-message compression (`compression_mode: message`, `compression_format: zstd` in
+//! `metadata.yaml`) is recognised by each blob's zstd frame magic, so a `.db3` file opened alone
+//! reads the same: a CDR payload starts with its encapsulation header (`00 00`/`00 01`/...), never
+//! with the magic. A whole-file compressed `.db3.zstd` is not a SQLite file and is reported as
+//! such by whoever found it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::io::Read;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::channel::{ChannelSpec, SchemaSpec};
+use crate::format::MAX_RECORD_BYTES;
+
+/// The first bytes of every SQLite 3 database file.
+pub(crate) const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// The first bytes of a zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Rows fetched per page, and bytes of blobs after which a page ends early: what a cursor holds
+/// in memory at most (besides one message of up to [`MAX_RECORD_BYTES`]).
+const PAGE_ROWS: i64 = 1024;
+const PAGE_BYTES: usize = 16 << 20;
+
+/// What is wrong in a rosbag2 SQLite file.
+#[derive(Debug, thiserror::Error)]
+pub enum SqliteError {
+    /// A SQLite database, but not one rosbag2 wrote (no `topics` or `messages` table).
+    #[error("a SQLite database without rosbag2's tables: {0}")]
+    NotRosbag2(String),
+    /// SQLite refused: the file is corrupt, truncated, or not a database.
+    #[error("SQLite could not {doing}")]
+    Sqlite {
+        /// What was being done.
+        doing: &'static str,
+        /// What SQLite said.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// More topics than a part can hold channels.
+    #[error("more than {0} topics")]
+    TooManyTopics(usize),
+    /// A message blob larger than any record we read (skipped, not read).
+    #[error("message {id} holds {bytes} bytes, more than the {limit} bytes a message may have")]
+    TooLarge {
+        /// The row id.
+        id: i64,
+        /// Its blob's size.
+        bytes: i64,
+        /// The limit.
+        limit: usize,
+    },
+    /// A zstd-compressed message that does not decompress (skipped).
+    #[error("message {id} does not decompress (zstd)")]
+    Decompress {
+        /// The row id.
+        id: i64,
+        /// What the decompressor said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A message whose `topic_id` the `topics` table does not list, or whose timestamp is
+    /// negative (skipped).
+    #[error("message {id} {what}")]
+    BadRow {
+        /// The row id.
+        id: i64,
+        /// What is wrong with it.
+        what: String,
+    },
+}
+
+fn sqlite(doing: &'static str) -> impl FnOnce(rusqlite::Error) -> SqliteError {
+    move |source| SqliteError::Sqlite { doing, source }
+}
+
+/// Opens `path` read-only and immutable (see the module doc).
+fn open(path: &Path) -> Result<Connection, SqliteError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(file_uri(path), flags).map_err(sqlite("open it"))
+}
+
+/// `file:` URI of `path` with `?mode=ro&immutable=1`; every byte but the unreserved ones and
+/// `/` is percent-encoded, so a `?`, `#` or `%` in a directory name stays part of the path.
+fn file_uri(path: &Path) -> String {
+    use std::fmt::Write;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            let _ = write!(uri, "%{b:02X}");
+        }
+    }
+    uri.push_str("?mode=ro&immutable=1");
+    uri
+}
+
+/// The columns `table` has (empty when there is no such table).
+fn columns(conn: &Connection, table: &str) -> Result<BTreeSet<String>, SqliteError> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM pragma_table_info(?1)")
+        .map_err(sqlite("read the table layout"))?;
+    let names = stmt
+        .query_map([table], |row| row.get::<_, String>(0))
+        .map_err(sqlite("read the table layout"))?
+        .collect::<Result<_, _>>()
+        .map_err(sqlite("read the table layout"))?;
+    Ok(names)
+}
+
+/// What opening a `.db3` file found.
+#[derive(Debug, Default)]
+pub(crate) struct SqliteScan {
+    /// Part-local channel id (topics in `id` order) -> channel.
+    pub(crate) channels: BTreeMap<u16, ChannelSpec>,
+    pub(crate) channel_counts: BTreeMap<u16, u64>,
+    pub(crate) message_count: u64,
+    pub(crate) time_range_ns: Option<(u64, u64)>,
+    /// `zstd` when the first message is zstd-compressed, `` when it is not.
+    pub(crate) compression: BTreeSet<String>,
+    /// `topics.id` -> part-local channel id, for reading.
+    pub(crate) topic_ids: HashMap<i64, u16>,
+}
+
+impl SqliteScan {
+    /// Reads the topics, their definitions and per-topic counts and time ranges.
+    pub(crate) fn scan(path: &Path) -> Result<SqliteScan, SqliteError> {
+        let conn = open(path)?;
+        let topic_columns = columns(&conn, "topics")?;
+        let message_columns = columns(&conn, "messages")?;
+        for (table, have, need) in [
+            (
+                "topics",
+                &topic_columns,
+                &["id", "name", "type", "serialization_format"][..],
+            ),
+            (
+                "messages",
+                &message_columns,
+                &["id", "topic_id", "timestamp", "data"][..],
+            ),
+        ] {
+            if let Some(missing) = need.iter().find(|c| !have.contains(**c)) {
+                return Err(SqliteError::NotRosbag2(if have.is_empty() {
+                    format!("no `{table}` table")
+                } else {
+                    format!("the `{table}` table has no `{missing}` column")
+                }));
+            }
+        }
+        let definitions = definitions(&conn)?;
+        let optional = |column: &str| {
+            if topic_columns.contains(column) {
+                column.to_string()
+            } else {
+                "''".to_string()
+            }
+        };
+        let sql = format!(
+            "SELECT id, name, type, serialization_format, {}, {} FROM topics ORDER BY id",
+            optional("offered_qos_profiles"),
+            optional("type_description_hash"),
+        );
+        let mut stmt = conn.prepare(&sql).map_err(sqlite("read the topics"))?;
+        let mut rows = stmt.query([]).map_err(sqlite("read the topics"))?;
+        let mut scan = SqliteScan::default();
+        while let Some(row) = rows.next().map_err(sqlite("read the topics"))? {
+            let local = u16::try_from(scan.channels.len())
+                .map_err(|_| SqliteError::TooManyTopics(usize::from(u16::MAX) + 1))?;
+            let text = |i: usize| -> Result<String, SqliteError> {
+                let value = row.get_ref(i).map_err(sqlite("read the topics"))?;
+                Ok(match value {
+                    rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                        String::from_utf8_lossy(t).into_owned()
+                    }
+                    _ => String::new(),
+                })
+            };
+            let id: i64 = row.get(0).map_err(sqlite("read the topics"))?;
+            let (topic, type_name, format) = (text(1)?, text(2)?, text(3)?);
+            let (qos, hash) = (text(4)?, text(5)?);
+            // Where the rosbag2 MCAP storage keeps the same two, so that an export carries them.
+            let mut metadata = BTreeMap::new();
+            if !qos.is_empty() {
+                metadata.insert("offered_qos_profiles".to_string(), qos);
+            }
+            if !hash.is_empty() {
+                metadata.insert("topic_type_hash".to_string(), hash);
+            }
+            let (encoding, data) = definitions
+                .get(&type_name)
+                .cloned()
+                .unwrap_or_else(|| ("ros2msg".to_string(), Vec::new()));
+            scan.channels.insert(
+                local,
+                ChannelSpec {
+                    topic,
+                    message_encoding: format,
+                    schema: Some(SchemaSpec {
+                        name: type_name,
+                        encoding,
+                        data,
+                    }),
+                    metadata,
+                },
+            );
+            scan.topic_ids.insert(id, local);
+        }
+        drop(rows);
+        let mut stmt = conn
+            .prepare(
+                "SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) FROM messages \
+                 GROUP BY topic_id",
+            )
+            .map_err(sqlite("count the messages"))?;
+        let mut rows = stmt.query([]).map_err(sqlite("count the messages"))?;
+        while let Some(row) = rows.next().map_err(sqlite("count the messages"))? {
+            let topic_id: i64 = row.get(0).map_err(sqlite("count the messages"))?;
+            let count: i64 = row.get(1).map_err(sqlite("count the messages"))?;
+            let first: i64 = row.get(2).map_err(sqlite("count the messages"))?;
+            let last: i64 = row.get(3).map_err(sqlite("count the messages"))?;
+            let Some(&local) = scan.topic_ids.get(&topic_id) else {
+                // Counted when read, where each such row is reported.
+                continue;
+            };
+            let count = u64::try_from(count).unwrap_or(0);
+            scan.channel_counts.insert(local, count);
+            scan.message_count += count;
+            let (Ok(first), Ok(last)) = (u64::try_from(first), u64::try_from(last.max(0))) else {
+                continue;
+            };
+            scan.time_range_ns = Some(match scan.time_range_ns {
+                Some((a, b)) => (a.min(first), b.max(last)),
+                None => (first, last),
+            });
+        }
+        drop(rows);
+        let head: Option<Vec<u8>> = conn
+            .query_row(
+                "SELECT substr(data, 1, 4) FROM messages ORDER BY timestamp LIMIT 1",
+                [],
+                |row| row.get(0),
+            )
+            .ok();
+        if let Some(head) = head {
+            let zstd = head.get(..4) == Some(&ZSTD_MAGIC[..]);
+            scan.compression
+                .insert(if zstd { "zstd" } else { "" }.to_string());
+        }
+        Ok(scan)
+    }
+}
+
+/// `message_definitions` (rosbag2 schema version 4 and later): type -> (encoding, definition).
+/// Older files have no such table: their channels get an empty `ros2msg` schema.
+fn definitions(conn: &Connection) -> Result<HashMap<String, (String, Vec<u8>)>, SqliteError> {
+    let have = columns(conn, "message_definitions")?;
+    if !["topic_type", "encoding", "encoded_message_definition"]
+        .iter()
+        .all(|c| have.contains(*c))
+    {
+        return Ok(HashMap::new());
+    }
+    let mut stmt = conn
+        .prepare("SELECT topic_type, encoding, encoded_message_definition FROM message_definitions")
+        .map_err(sqlite("read the message definitions"))?;
+    let rows = stmt
+        .query_map([], |row| {
+            let text = |i: usize| -> rusqlite::Result<Vec<u8>> {
+                Ok(match row.get_ref(i)? {
+                    rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                        t.to_vec()
+                    }
+                    _ => Vec::new(),
+                })
+            };
+            Ok((
+                String::from_utf8_lossy(&text(0)?).into_owned(),
+                String::from_utf8_lossy(&text(1)?).into_owned(),
+                text(2)?,
+            ))
+        })
+        .map_err(sqlite("read the message definitions"))?;
+    let mut out = HashMap::new();
+    for row in rows {
+        let (name, encoding, data) = row.map_err(sqlite("read the message definitions"))?;
+        out.insert(name, (encoding, data));
+    }
+    Ok(out)
+}
+
+/// One message read from a `.db3` file.
+pub(crate) struct SqliteMessage<'a> {
+    /// Part-local channel id.
+    pub(crate) channel: u16,
+    /// The row's `timestamp`.
+    pub(crate) log_time_ns: u64,
+    /// Its payload (decompressed when it was zstd-compressed).
+    pub(crate) data: &'a [u8],
+}
+
+/// A row of the current page.
+struct Row {
+    id: i64,
+    topic_id: i64,
+    timestamp: i64,
+    /// `None` when the blob is larger than a message may be (its bytes were not read).
+    data: Option<Vec<u8>>,
+    size: i64,
+}
+
+/// Reads a `.db3` file's messages in (timestamp, id) order, a page at a time.
+pub(crate) struct SqliteCursor {
+    conn: Connection,
+    /// The last row handed out, where the next page starts.
+    after: Option<(i64, i64)>,
+    start: i64,
+    end: i64,
+    page: VecDeque<Row>,
+    /// The previous page was the last.
+    exhausted: bool,
+    current: Vec<u8>,
+}
+
+impl SqliteCursor {
+    /// A cursor over messages with `start_ns <= timestamp < end_ns`.
+    pub(crate) fn new(
+        path: &Path,
+        start_ns: Option<u64>,
+        end_ns: Option<u64>,
+    ) -> Result<Self, SqliteError> {
+        let clamp = |t: u64| i64::try_from(t).unwrap_or(i64::MAX);
+        Ok(SqliteCursor {
+            conn: open(path)?,
+            after: None,
+            start: start_ns.map_or(0, clamp),
+            end: end_ns.map_or(i64::MAX, clamp),
+            page: VecDeque::new(),
+            exhausted: false,
+            current: Vec::new(),
+        })
+    }
+
+    /// Fetches the next page of rows.
+    fn fill(&mut self) -> Result<(), SqliteError> {
+        let (after_t, after_id) = self.after.unwrap_or((i64::MIN, i64::MIN));
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, topic_id, timestamp, length(data), \
+                 CASE WHEN length(data) <= ?1 THEN data END FROM messages \
+                 WHERE timestamp >= ?2 AND timestamp < ?3 \
+                 AND (timestamp > ?4 OR (timestamp = ?4 AND id > ?5)) \
+                 ORDER BY timestamp, id LIMIT ?6",
+            )
+            .map_err(sqlite("read the messages"))?;
+        let limit = i64::try_from(MAX_RECORD_BYTES).unwrap_or(i64::MAX);
+        let mut rows = stmt
+            .query(rusqlite::params![
+                limit,
+                self.start.max(after_t),
+                self.end,
+                after_t,
+                after_id,
+                PAGE_ROWS
+            ])
+            .map_err(sqlite("read the messages"))?;
+        let (mut count, mut bytes) = (0i64, 0usize);
+        while let Some(row) = rows.next().map_err(sqlite("read the messages"))? {
+            let data = row
+                .get_ref(4)
+                .and_then(|v| Ok(v.as_blob_or_null()?.map(<[u8]>::to_vec)))
+                .map_err(sqlite("read the messages"))?;
+            bytes += data.as_ref().map_or(0, Vec::len);
+            count += 1;
+            self.page.push_back(Row {
+                id: row.get(0).map_err(sqlite("read the messages"))?,
+                topic_id: row.get(1).map_err(sqlite("read the messages"))?,
+                timestamp: row.get(2).map_err(sqlite("read the messages"))?,
+                size: row.get(3).map_err(sqlite("read the messages"))?,
+                data,
+            });
+            if bytes >= PAGE_BYTES {
+                break;
+            }
+        }
+        if count < PAGE_ROWS && bytes < PAGE_BYTES {
+            self.exhausted = true;
+        }
+        Ok(())
+    }
+
+    /// The next message whose channel is `wanted`, `Ok(None)` at the end. A row that cannot be
+    /// read (too large, not decompressing, an unknown topic, a page SQLite finds corrupt) is an
+    /// error that names it, and the reader stops the part there: what came before it was read.
+    pub(crate) fn next(
+        &mut self,
+        topic_ids: &HashMap<i64, u16>,
+        mut wanted: impl FnMut(u16) -> bool,
+    ) -> Result<Option<SqliteMessage<'_>>, SqliteError> {
+        loop {
+            if self.page.is_empty() {
+                if self.exhausted {
+                    return Ok(None);
+                }
+                self.fill()?;
+                if self.page.is_empty() {
+                    return Ok(None);
+                }
+            }
+            let Some(row) = self.page.pop_front() else {
+                continue;
+            };
+            self.after = Some((row.timestamp, row.id));
+            let Some(&channel) = topic_ids.get(&row.topic_id) else {
+                return Err(SqliteError::BadRow {
+                    id: row.id,
+                    what: format!(
+                        "names topic id {}, which `topics` does not list",
+                        row.topic_id
+                    ),
+                });
+            };
+            if !wanted(channel) {
+                continue;
+            }
+            let Ok(log_time_ns) = u64::try_from(row.timestamp) else {
+                return Err(SqliteError::BadRow {
+                    id: row.id,
+                    what: format!("has a negative timestamp ({})", row.timestamp),
+                });
+            };
+            let Some(data) = row.data else {
+                return Err(SqliteError::TooLarge {
+                    id: row.id,
+                    bytes: row.size,
+                    limit: MAX_RECORD_BYTES,
+                });
+            };
+            if data.get(..4) == Some(&ZSTD_MAGIC[..]) {
+                self.current.clear();
+                let decoder = zstd::stream::read::Decoder::new(data.as_slice())
+                    .map_err(|source| SqliteError::Decompress { id: row.id, source })?;
+                decoder
+                    .take(MAX_RECORD_BYTES as u64 + 1)
+                    .read_to_end(&mut self.current)
+                    .map_err(|source| SqliteError::Decompress { id: row.id, source })?;
+                if self.current.len() > MAX_RECORD_BYTES {
+                    return Err(SqliteError::TooLarge {
+                        id: row.id,
+                        bytes: i64::try_from(self.current.len()).unwrap_or(i64::MAX),
+                        limit: MAX_RECORD_BYTES,
+                    });
+                }
+            } else {
+                self.current = data;
+            }
+            return Ok(Some(SqliteMessage {
+                channel,
+                log_time_ns,
+                data: &self.current,
+            }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.db3` file as rosbag2 (schema version 4) writes it, or with the layout of older
+    /// versions (`old`: no `message_definitions`, no QoS or hash columns), holding `messages`
+    /// (topic id, timestamp, payload).
+    fn db3(path: &Path, old: bool, messages: &[(i64, i64, Vec<u8>)]) {
+        let conn = Connection::open(path).unwrap();
+        let topics = if old {
+            "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, \
+             serialization_format TEXT NOT NULL);"
+        } else {
+            "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, \
+             serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL, \
+             type_description_hash TEXT NOT NULL);
+             CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, \
+             encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL, \
+             type_description_hash TEXT NOT NULL);
+             INSERT INTO message_definitions VALUES (1, 'std_msgs/msg/Int32', 'ros2msg', \
+             'int32 data', 'RIHS01_x');"
+        };
+        conn.execute_batch(topics).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, \
+             timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+             CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+        )
+        .unwrap();
+        for (id, name) in [(1, "/a"), (2, "/b")] {
+            if old {
+                conn.execute(
+                    "INSERT INTO topics VALUES (?1, ?2, 'std_msgs/msg/Int32', 'cdr')",
+                    rusqlite::params![id, name],
+                )
+                .unwrap();
+            } else {
+                conn.execute(
+                    "INSERT INTO topics VALUES (?1, ?2, 'std_msgs/msg/Int32', 'cdr', '- qos', \
+                     'RIHS01_x')",
+                    rusqlite::params![id, name],
+                )
+                .unwrap();
+            }
+        }
+        let tx = conn.unchecked_transaction().unwrap();
+        for (topic, t, data) in messages {
+            tx.execute(
+                "INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)",
+                rusqlite::params![topic, t, data],
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+
+    fn read_all(
+        path: &Path,
+        scan: &SqliteScan,
+        start: Option<u64>,
+        end: Option<u64>,
+    ) -> Result<Vec<(u16, u64, Vec<u8>)>, SqliteError> {
+        let mut cursor = SqliteCursor::new(path, start, end)?;
+        let mut out = Vec::new();
+        while let Some(m) = cursor.next(&scan.topic_ids, |_| true)? {
+            out.push((m.channel, m.log_time_ns, m.data.to_vec()));
+        }
+        Ok(out)
+    }
+
+    fn payload(i: u32) -> Vec<u8> {
+        let mut p = vec![0, 1, 0, 0];
+        p.extend(i.to_le_bytes());
+        p
+    }
+
+    #[test]
+    fn pages_come_in_timestamp_then_id_order_and_time_filters_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b_0.db3");
+        // 3000 rows, 7 to a timestamp, inserted out of time order, on two topics.
+        let rows: Vec<(i64, i64, Vec<u8>)> = (0..3000u32)
+            .map(|i| (1 + i64::from(i % 2), 1000 - i64::from(i / 7), payload(i)))
+            .collect();
+        db3(&path, false, &rows);
+        let scan = SqliteScan::scan(&path).unwrap();
+        assert_eq!(scan.message_count, 3000);
+        assert_eq!(scan.channel_counts.values().sum::<u64>(), 3000);
+        assert_eq!(scan.time_range_ns, Some((1000 - 428, 1000)));
+        let got = read_all(&path, &scan, None, None).unwrap();
+        let mut want: Vec<(i64, usize)> = rows
+            .iter()
+            .enumerate()
+            .map(|(id, (_, t, _))| (*t, id))
+            .collect();
+        want.sort();
+        let want: Vec<(u16, u64, Vec<u8>)> = want
+            .iter()
+            .map(|&(t, id)| {
+                let (topic, _, data) = &rows[id];
+                (u16::try_from(topic - 1).unwrap(), t as u64, data.clone())
+            })
+            .collect();
+        assert_eq!(got, want);
+        let window = read_all(&path, &scan, Some(700), Some(800)).unwrap();
+        assert!(!window.is_empty());
+        assert!(window.iter().all(|(_, t, _)| (700..800).contains(t)));
+        let expected = want
+            .iter()
+            .filter(|(_, t, _)| (700..800).contains(t))
+            .count();
+        assert_eq!(window.len(), expected);
+    }
+
+    #[test]
+    fn zstd_compressed_messages_read_as_their_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("z.db3");
+        let rows: Vec<(i64, i64, Vec<u8>)> = (0..5u32)
+            .map(|i| {
+                (
+                    1,
+                    i64::from(i),
+                    zstd::encode_all(&payload(i)[..], 3).unwrap(),
+                )
+            })
+            .collect();
+        db3(&path, false, &rows);
+        let scan = SqliteScan::scan(&path).unwrap();
+        assert_eq!(scan.compression, BTreeSet::from(["zstd".to_string()]));
+        let got = read_all(&path, &scan, None, None).unwrap();
+        let payloads: Vec<Vec<u8>> = got.into_iter().map(|(_, _, d)| d).collect();
+        assert_eq!(payloads, (0..5).map(payload).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn channels_carry_definitions_qos_and_hash_and_older_files_read_without_them() {
+        let dir = tempfile::tempdir().unwrap();
+        for old in [false, true] {
+            let path = dir.path().join(format!("old_{old}.db3"));
+            db3(&path, old, &[(2, 5, payload(1))]);
+            let scan = SqliteScan::scan(&path).unwrap();
+            let b = &scan.channels[&1];
+            assert_eq!(b.topic, "/b");
+            assert_eq!(b.message_encoding, "cdr");
+            let schema = b.schema.as_ref().unwrap();
+            assert_eq!(schema.name, "std_msgs/msg/Int32");
+            assert_eq!(schema.encoding, "ros2msg");
+            if old {
+                assert!(schema.data.is_empty());
+                assert!(b.metadata.is_empty());
+            } else {
+                assert_eq!(schema.data, b"int32 data");
+                assert_eq!(b.metadata["offered_qos_profiles"], "- qos");
+                assert_eq!(b.metadata["topic_type_hash"], "RIHS01_x");
+            }
+            assert_eq!(scan.channel_counts.get(&0), None);
+            assert_eq!(scan.channel_counts[&1], 1);
+        }
+    }
+
+    #[test]
+    fn other_databases_and_rows_of_unknown_topics_are_errors_that_say_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.db3");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t(x);")
+            .unwrap();
+        let error = SqliteScan::scan(&path).unwrap_err();
+        assert!(error.to_string().contains("no `topics` table"), "{error}");
+
+        let path = dir.path().join("stray.db3");
+        db3(&path, false, &[(1, 1, payload(1)), (9, 2, payload(2))]);
+        let scan = SqliteScan::scan(&path).unwrap();
+        let mut cursor = SqliteCursor::new(&path, None, None).unwrap();
+        assert!(cursor.next(&scan.topic_ids, |_| true).unwrap().is_some());
+        let error = cursor.next(&scan.topic_ids, |_| true).err().unwrap();
+        assert!(error.to_string().contains("topic id 9"), "{error}");
+
+        let path = dir.path().join("garbage.db3");
+        std::fs::write(
+            &path,
+            b"SQLite format 3\0 and then nothing a database holds",
+        )
+        .unwrap();
+        assert!(SqliteScan::scan(&path).is_err());
+    }
+
+    #[test]
+    fn reading_changes_nothing_in_the_directory_and_odd_names_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a ?#%&=b");
+        std::fs::create_dir(&sub).unwrap();
+        let path = sub.join("x.db3");
+        db3(&path, false, &[(1, 1, payload(1))]);
+        let listing = |p: &Path| {
+            let mut names: Vec<(String, u64)> = std::fs::read_dir(p)
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        e.metadata().unwrap().len(),
+                    )
+                })
+                .collect();
+            names.sort();
+            names
+        };
+        let before = (listing(&sub), std::fs::read(&path).unwrap());
+        let scan = SqliteScan::scan(&path).unwrap();
+        assert_eq!(read_all(&path, &scan, None, None).unwrap().len(), 1);
+        assert_eq!((listing(&sub), std::fs::read(&path).unwrap()), before);
+        assert_eq!(
+            file_uri(Path::new("/a b/c?d#e%.db3")),
+            "file:/a%20b/c%3Fd%23e%25.db3?mode=ro&immutable=1"
+        );
+    }
+}
