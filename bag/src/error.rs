@@ -122,9 +122,9 @@ pub enum BagError {
     Sqlite {
         /// The `.db3` file.
         path: PathBuf,
-        /// What is wrong.
+        /// What is wrong (boxed: SQLite's errors are large, and every `Result` would carry one).
         #[source]
-        source: crate::sqlite_part::SqliteError,
+        source: Box<crate::sqlite_part::SqliteError>,
     },
     /// A channel handle that this writer never issued.
     #[error("unknown channel handle {0}")]

@@ -293,7 +293,7 @@ impl PartInfo {
         let scan =
             crate::sqlite_part::SqliteScan::scan(&path).map_err(|source| BagError::Sqlite {
                 path: path.clone(),
-                source,
+                source: Box::new(source),
             })?;
         let mut info = Self::empty(name, path, PartStatus::Complete, listed);
         info.size_bytes = size;

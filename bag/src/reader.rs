@@ -430,7 +430,7 @@ fn part_source(
             crate::sqlite_part::SqliteCursor::new(&part.path, filter.start_ns, filter.end_ns)
                 .map_err(|source| BagError::Sqlite {
                     path: part.path.clone(),
-                    source,
+                    source: Box::new(source),
                 })?,
         )),
         (None, PartAccess::FileOrder) => Source::FileOrder {
@@ -750,7 +750,7 @@ impl<'r> MessageCursor<'r> {
                         Ok(None) => Ok(false),
                         Err(source) => Err(BagError::Sqlite {
                             path: part.path.clone(),
-                            source,
+                            source: Box::new(source),
                         }),
                     }
                 }
