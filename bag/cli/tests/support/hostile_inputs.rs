@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 #[path = "recordings.rs"]
 mod recordings;
-use recordings::{mkfifo, part_paths, small_bag};
+use recordings::{mkfifo, part_paths, small_bag, small_db3_bag};
 
 /// The exit code a command must give on a row's input.
 #[derive(Clone, Copy, Debug)]
@@ -66,6 +66,7 @@ pub struct Case {
 }
 
 pub const NOT_A_RECORDING: i32 = 1;
+pub const USAGE: i32 = 2;
 pub const DAMAGE: i32 = 3;
 
 pub fn cases() -> Vec<Case> {
@@ -85,6 +86,30 @@ pub fn cases() -> Vec<Case> {
             name: "directory of symlinked parts",
             build: symlinked_parts,
             expect: Expect::all(0),
+        },
+        Case {
+            name: "rosbag2 SQLite bag",
+            build: db3_bag,
+            expect: Expect {
+                verify: Exit(USAGE), // verify checks MCAP only, and says so
+                ..Expect::all(0)
+            },
+        },
+        Case {
+            name: "rosbag2 SQLite bag with a truncated part",
+            build: db3_truncated_part,
+            expect: Expect {
+                verify: Exit(USAGE),
+                ..Expect::all(DAMAGE)
+            },
+        },
+        Case {
+            name: "rosbag2 SQLite bag with a listed part missing",
+            build: db3_missing_part,
+            expect: Expect {
+                verify: Exit(USAGE),
+                ..Expect::all(DAMAGE)
+            },
         },
         Case {
             name: "zero-length file",
@@ -224,6 +249,27 @@ fn symlinked_parts(dir: &Path) -> PathBuf {
         std::os::unix::fs::symlink(&part, links.join(part.file_name().unwrap())).unwrap();
     }
     links
+}
+
+fn db3_bag(dir: &Path) -> PathBuf {
+    let bag = dir.join("rosbag2");
+    small_db3_bag(&bag, 3);
+    bag
+}
+
+/// The middle `.db3` cut to half its size (a copy taken while SQLite was writing it).
+fn db3_truncated_part(dir: &Path) -> PathBuf {
+    let bag = db3_bag(dir);
+    let part = bag.join("rosbag2_1.db3");
+    let bytes = std::fs::read(&part).unwrap();
+    std::fs::write(&part, &bytes[..bytes.len() / 2]).unwrap();
+    bag
+}
+
+fn db3_missing_part(dir: &Path) -> PathBuf {
+    let bag = db3_bag(dir);
+    std::fs::remove_file(bag.join("rosbag2_1.db3")).unwrap();
+    bag
 }
 
 fn zero_length_file(dir: &Path) -> PathBuf {

@@ -32,6 +32,55 @@ pub fn small_bag(dir: &Path, parts: u64, dropped: u64) {
     w.close().expect("close");
 }
 
+/// A rosbag2 directory with SQLite storage as rosbag2 writes it (schema version 4 tables,
+/// `metadata.yaml` version 5): `parts` files `rosbag2_<i>.db3`, each of 10 CDR
+/// `std_msgs/msg/Int32` messages 0.1 s apart on `/count` (`data` = the message's number).
+pub fn small_db3_bag(dir: &Path, parts: u64) {
+    std::fs::create_dir_all(dir).expect("create dir");
+    let mut files = String::new();
+    for part in 0..parts {
+        let name = format!("rosbag2_{part}.db3");
+        files.push_str(&format!("  - {name}\n"));
+        let conn = rusqlite::Connection::open(dir.join(&name)).expect("create db3");
+        conn.execute_batch(
+            "CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
+             INSERT INTO schema VALUES (4, 'jazzy');
+             CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
+               serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL,
+               type_description_hash TEXT NOT NULL);
+             INSERT INTO topics VALUES (1, '/count', 'std_msgs/msg/Int32', 'cdr', '', '');
+             CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
+               encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
+               type_description_hash TEXT NOT NULL);
+             INSERT INTO message_definitions VALUES (1, 'std_msgs/msg/Int32', 'ros2msg',
+               'int32 data', '');
+             CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
+               timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+             CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+        )
+        .expect("create tables");
+        for i in part * 10..(part + 1) * 10 {
+            let mut cdr = vec![0u8, 1, 0, 0];
+            cdr.extend((i as i32).to_le_bytes());
+            let t = (T0_NS + i * 100_000_000) as i64;
+            conn.execute(
+                "INSERT INTO messages (topic_id, timestamp, data) VALUES (1, ?1, ?2)",
+                rusqlite::params![t, cdr],
+            )
+            .expect("insert");
+        }
+    }
+    let yaml = format!(
+        "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: sqlite3\n  \
+         relative_file_paths:\n{files}  message_count: {}\n  topics_with_message_count:\n  \
+         - message_count: {}\n    topic_metadata:\n      name: /count\n      type: \
+         std_msgs/msg/Int32\n      serialization_format: cdr\n      offered_qos_profiles: ''\n",
+        parts * 10,
+        parts * 10
+    );
+    std::fs::write(dir.join("metadata.yaml"), yaml).expect("write metadata.yaml");
+}
+
 /// Makes a FIFO at `path`.
 pub fn mkfifo(path: &Path) {
     let made = Command::new("mkfifo").arg(path).status();

@@ -1,0 +1,258 @@
+//! The scope's loader on foreign containers against the same messages in MCAP, in the same run
+//! (issue 22: a ROS 1 `.bag` and a rosbag2 `.db3` load at least 0.7x as fast as MCAP).
+//!
+//! `cargo bench -p scope --bench formats`. Groups `load_format/<container>/<messages>`:
+//! - `mcap_cdr` vs `db3`: the same CDR messages, in a bag of zstd MCAP parts and in a rosbag2
+//!   SQLite file (as `ros2 bag record` writes them: uncompressed rows);
+//! - `mcap_ros1` vs `ros1_bag`: the same ROS 1 messages, in MCAP and in an uncompressed `.bag`.
+//!
+//! Each iteration opens the recording anew and decodes every field of every message into
+//! columns, as opening a file in the scope does.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bag::{BagWriter, ChannelSpec, SchemaSpec, WriteOptions};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use scope::data::loader::{LoadEvent, Loader};
+use scope::data::source::{DataSource, RecordingSource};
+
+const MESSAGES: u64 = 400_000;
+const TOPICS: u64 = 4;
+const T0_NS: u64 = 1_700_000_000_000_000_000;
+/// Three fields, the same in both definitions.
+const DEFINITION: &str = "float64 x\nfloat64 y\nint32 n\n";
+const TYPE_ROS2: &str = "bench_msgs/msg/Sample";
+const TYPE_ROS1: &str = "bench_msgs/Sample";
+
+/// Message `i`: (topic index, log time, x, y, n).
+fn sample(i: u64) -> (u64, u64, f64, f64, i32) {
+    let x = (i as f64 * 0.001).sin();
+    (i % TOPICS, T0_NS + i * 250_000, x, x * 2.0, i as i32)
+}
+
+fn topic(k: u64) -> String {
+    format!("/sensor_{k}")
+}
+
+fn ros1_payload(x: f64, y: f64, n: i32) -> Vec<u8> {
+    let mut p = Vec::with_capacity(20);
+    p.extend(x.to_le_bytes());
+    p.extend(y.to_le_bytes());
+    p.extend(n.to_le_bytes());
+    p
+}
+
+/// CDR: encapsulation header (little endian), then the fields at their alignment (offsets from
+/// after the header: x at 0, y at 8, n at 16).
+fn cdr_payload(x: f64, y: f64, n: i32) -> Vec<u8> {
+    let mut p = vec![0u8, 1, 0, 0];
+    p.extend(ros1_payload(x, y, n));
+    p
+}
+
+/// A bag of our own (zstd MCAP parts) holding every message with `encoding`.
+fn write_mcap(dir: &Path, ros1: bool) -> PathBuf {
+    let path = dir.join(if ros1 { "mcap_ros1" } else { "mcap_cdr" });
+    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
+    let channels: Vec<_> = (0..TOPICS)
+        .map(|k| {
+            w.add_channel(ChannelSpec {
+                topic: topic(k),
+                message_encoding: if ros1 { "ros1" } else { "cdr" }.into(),
+                schema: Some(SchemaSpec {
+                    name: if ros1 { TYPE_ROS1 } else { TYPE_ROS2 }.into(),
+                    encoding: if ros1 { "ros1msg" } else { "ros2msg" }.into(),
+                    data: DEFINITION.as_bytes().to_vec(),
+                }),
+                metadata: Default::default(),
+            })
+        })
+        .collect();
+    for i in 0..MESSAGES {
+        let (k, t, x, y, n) = sample(i);
+        let payload = if ros1 {
+            ros1_payload(x, y, n)
+        } else {
+            cdr_payload(x, y, n)
+        };
+        w.write(channels[k as usize], t, Some(t), &payload)
+            .expect("write");
+    }
+    w.close().expect("close");
+    path
+}
+
+/// A rosbag2 SQLite file as rosbag2 writes it (one transaction; rows in time order).
+fn write_db3(dir: &Path) -> PathBuf {
+    let path = dir.join("db3");
+    std::fs::create_dir(&path).expect("dir");
+    let mut conn = rusqlite::Connection::open(path.join("db3_0.db3")).expect("create");
+    conn.execute_batch(
+        "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
+           serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL,
+           type_description_hash TEXT NOT NULL);
+         CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
+           encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
+           type_description_hash TEXT NOT NULL);
+         CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
+           timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+         CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+    )
+    .expect("tables");
+    let tx = conn.transaction().expect("transaction");
+    tx.execute(
+        "INSERT INTO message_definitions VALUES (1, ?1, 'ros2msg', ?2, '')",
+        [TYPE_ROS2, DEFINITION],
+    )
+    .expect("definition");
+    for k in 0..TOPICS {
+        tx.execute(
+            "INSERT INTO topics VALUES (?1, ?2, ?3, 'cdr', '', '')",
+            rusqlite::params![k as i64 + 1, topic(k), TYPE_ROS2],
+        )
+        .expect("topic");
+    }
+    {
+        let mut insert = tx
+            .prepare("INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)")
+            .expect("prepare");
+        for i in 0..MESSAGES {
+            let (k, t, x, y, n) = sample(i);
+            insert
+                .execute(rusqlite::params![
+                    k as i64 + 1,
+                    t as i64,
+                    cdr_payload(x, y, n)
+                ])
+                .expect("insert");
+        }
+    }
+    tx.commit().expect("commit");
+    path
+}
+
+fn ros1_field(name: &str, value: &[u8]) -> Vec<u8> {
+    let mut f = ((name.len() + 1 + value.len()) as u32)
+        .to_le_bytes()
+        .to_vec();
+    f.extend(name.as_bytes());
+    f.push(b'=');
+    f.extend(value);
+    f
+}
+
+fn ros1_record(header: &[Vec<u8>], data: &[u8]) -> Vec<u8> {
+    let header = header.concat();
+    let mut r = (header.len() as u32).to_le_bytes().to_vec();
+    r.extend(header);
+    r.extend((data.len() as u32).to_le_bytes());
+    r.extend(data);
+    r
+}
+
+/// A ROS 1 bag (format 2.0) of uncompressed chunks of about 768 KiB, as `rosbag record`
+/// writes them (without the index section, which our reader does not trust anyway).
+fn write_ros1_bag(dir: &Path) -> PathBuf {
+    let path = dir.join("drive.bag");
+    let mut bag = b"#ROSBAG V2.0\n".to_vec();
+    bag.extend(ros1_record(
+        &[
+            ros1_field("op", &[0x03]),
+            ros1_field("index_pos", &0u64.to_le_bytes()),
+        ],
+        &[b' '; 4000],
+    ));
+    let mut chunk: Vec<u8> = (0..TOPICS)
+        .flat_map(|k| {
+            ros1_record(
+                &[
+                    ros1_field("op", &[0x07]),
+                    ros1_field("conn", &(k as u32).to_le_bytes()),
+                    ros1_field("topic", topic(k).as_bytes()),
+                ],
+                &[
+                    ros1_field("topic", topic(k).as_bytes()),
+                    ros1_field("type", TYPE_ROS1.as_bytes()),
+                    ros1_field("md5sum", b"0123456789abcdef0123456789abcdef"),
+                    ros1_field("message_definition", DEFINITION.as_bytes()),
+                ]
+                .concat(),
+            )
+        })
+        .collect();
+    let flush = |bag: &mut Vec<u8>, chunk: &mut Vec<u8>| {
+        bag.extend(ros1_record(
+            &[
+                ros1_field("op", &[0x05]),
+                ros1_field("compression", b"none"),
+                ros1_field("size", &(chunk.len() as u32).to_le_bytes()),
+            ],
+            chunk,
+        ));
+        chunk.clear();
+    };
+    for i in 0..MESSAGES {
+        let (k, t, x, y, n) = sample(i);
+        let mut time = ((t / 1_000_000_000) as u32).to_le_bytes().to_vec();
+        time.extend(((t % 1_000_000_000) as u32).to_le_bytes());
+        chunk.extend(ros1_record(
+            &[
+                ros1_field("op", &[0x02]),
+                ros1_field("conn", &(k as u32).to_le_bytes()),
+                ros1_field("time", &time),
+            ],
+            &ros1_payload(x, y, n),
+        ));
+        if chunk.len() >= 768 * 1024 {
+            flush(&mut bag, &mut chunk);
+        }
+    }
+    if !chunk.is_empty() {
+        flush(&mut bag, &mut chunk);
+    }
+    std::fs::write(&path, bag).expect("write bag");
+    path
+}
+
+/// Opens `path` and loads every topic; the numeric samples decoded.
+fn load(path: &Path) -> usize {
+    let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(path).expect("open"));
+    let loader = Loader::start(source, Arc::new(|| {}));
+    let mut samples = 0;
+    while let Some(event) = loader.wait_event() {
+        match event {
+            LoadEvent::Topic { data: Ok(d), .. } => samples += d.sample_count(),
+            LoadEvent::Topic { data: Err(e), .. } => panic!("a topic failed to load: {e}"),
+            LoadEvent::Finished { .. } => break,
+        }
+    }
+    samples
+}
+
+fn load_format(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recordings = [
+        ("mcap_cdr", write_mcap(dir.path(), false)),
+        ("db3", write_db3(dir.path())),
+        ("mcap_ros1", write_mcap(dir.path(), true)),
+        ("ros1_bag", write_ros1_bag(dir.path())),
+    ];
+    // Every container yields every sample (x, y, n and nothing else) before anything is timed.
+    for (name, path) in &recordings {
+        assert_eq!(load(path), MESSAGES as usize * 3, "{name}");
+    }
+    let mut group = c.benchmark_group("load_format");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(MESSAGES));
+    for (name, path) in &recordings {
+        group.bench_function(format!("{name}/{MESSAGES}"), |b| {
+            b.iter(|| black_box(load(path)));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, load_format);
+criterion_main!(benches);
