@@ -72,13 +72,24 @@ pub fn inspector_ui(
         .topic
         .and_then(|i| topics.get(i))
         .map_or("choose a topic", |t| t.topic.as_str());
-    egui::ComboBox::from_label("Topic")
-        .selected_text(current)
-        .show_ui(ui, |ui| {
-            for (i, t) in topics.iter().enumerate() {
-                ui.selectable_value(&mut inspector.topic, Some(i), &t.topic);
-            }
-        });
+    // The label first and the box after it, taking what is left of the row and eliding a long
+    // topic (the full name on hover). With the label after the box (`ComboBox::from_label`) the
+    // box took the whole row and squeezed the label into a column a letter wide.
+    ui.horizontal(|ui| {
+        let label = ui.label("Topic");
+        egui::ComboBox::from_id_salt("inspector-topic")
+            .selected_text(current)
+            .width(ui.available_width())
+            .truncate()
+            .show_ui(ui, |ui| {
+                for (i, t) in topics.iter().enumerate() {
+                    ui.selectable_value(&mut inspector.topic, Some(i), &t.topic);
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text(current);
+    });
     let topic = inspector.topic?;
     let t_ns = match recording.topics.get(topic) {
         Some(TopicState::Failed(e)) => {

@@ -50,7 +50,8 @@ pub fn timeline_ui(
 ) -> Option<Step> {
     let (t0, t1) = (recording.t0_ns(), recording.t1_ns());
     let mut step = None;
-    ui.horizontal(|ui| {
+    // Wrapped: in a narrow window the clock goes to a second row rather than past the edge.
+    ui.horizontal_wrapped(|ui| {
         if ui
             .button("|< Step back")
             .on_hover_text("Previous message (left arrow)")
@@ -92,7 +93,11 @@ pub fn timeline_ui(
         ui.separator();
         ui.monospace(format!("t = {}", format_relative(playback.playhead_ns, t0)));
         ui.separator();
-        ui.monospace(format_utc(playback.playhead_ns));
+        // Whole on one row (the row wraps before it, never inside it).
+        ui.add(
+            egui::Label::new(egui::RichText::new(format_utc(playback.playhead_ns)).monospace())
+                .wrap_mode(egui::TextWrapMode::Extend),
+        );
     });
     let height = 26.0;
     let (rect, response) =
