@@ -1,8 +1,9 @@
 //! Benchmarks: frame cost against samples in view, memory per sample, loader throughput.
 //!
-//! `cargo bench -p scope`; groups are `frame/<mode>/<samples>` and `load/<mode>/<messages>`.
-//! Memory per sample is printed (criterion measures time only). `SCOPE_BENCH=frame` skips the
-//! loading group, whose set-up writes and reads a 600 s bag.
+//! `cargo bench -p scope`; groups are `frame/<mode>/<samples>`, `cursors/<what>/<samples>`
+//! and `load/<mode>/<messages>`. Memory per sample is printed (criterion measures time only).
+//! `SCOPE_BENCH=frame` or `SCOPE_BENCH=cursors` runs that group alone (the loading group's
+//! set-up writes and reads a 600 s bag).
 
 use std::hint::black_box;
 use std::io::{Read, Seek, SeekFrom};
@@ -13,6 +14,7 @@ use egui_plot::{Line, Plot, PlotPoint, PlotPoints, Points};
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader};
 use scope::data::envelope::{Draw, Trace, Window, trace};
 use scope::data::loader::{LoadEvent, Loader};
+use scope::data::range_stats::{RangeIndex, scan_range};
 use scope::data::series::{Series, SeriesBuilder};
 use scope::data::source::{DataSource, RecordingSource};
 use scope::data::topic_data::{gap_threshold, time_levels};
@@ -96,6 +98,9 @@ fn frame(ctx: &egui::Context, traces: &[&Trace<PlotPoint>]) -> usize {
 }
 
 fn frames(c: &mut Criterion) {
+    if !runs("frame") {
+        return;
+    }
     let ctx = egui::Context::default();
     let mut group = c.benchmark_group("frame");
     group.sample_size(20);
@@ -216,9 +221,48 @@ fn load(source: Arc<dyn DataSource>) -> usize {
     samples
 }
 
+/// Whether `SCOPE_BENCH` leaves group `name` to run (unset: every group).
+fn runs(name: &str) -> bool {
+    std::env::var("SCOPE_BENCH").map_or(true, |v| v == name)
+}
+
+/// The cursors' range statistics on a column of 100M samples (issue 23: dragging a cursor
+/// redraws within a frame): one query per iteration, its range moved each time as a drag
+/// moves it, against the O(samples) scan it replaces on a range of 1M.
+fn cursors(c: &mut Criterion) {
+    if !runs("cursors") {
+        return;
+    }
+    let mut group = c.benchmark_group("cursors");
+    group.sample_size(20);
+    let n = 100_000_000usize;
+    let (times, series) = gappy(n);
+    let start = std::time::Instant::now();
+    let index = RangeIndex::build(&times, &series);
+    eprintln!(
+        "cursors: summary of {n} samples built in {:.2} s, {:.3} bytes per sample",
+        start.elapsed().as_secs_f64(),
+        index.heap_bytes() as f64 / n as f64
+    );
+    let span = times.last().copied().unwrap_or(1);
+    let mut k = 0u64;
+    group.bench_function(format!("range_stats_query/{n}"), |b| {
+        b.iter(|| {
+            // A drag across the recording: A fixed near the start, B moving.
+            k = (k + 7_919) % 10_000;
+            let t_b = span / 10 + (span / 12_000) * k;
+            black_box(index.query(&times, &series, span / 20, t_b))
+        });
+    });
+    let one_m = times.get(1_000_000).copied().unwrap_or(span);
+    group.bench_function("range_stats_scan/1000000", |b| {
+        b.iter(|| black_box(scan_range(&times, &series, 0, one_m)));
+    });
+    group.finish();
+}
+
 fn loading(c: &mut Criterion) {
-    // `SCOPE_BENCH=frame` runs the frame group alone (this one writes a 600 s bag first).
-    if std::env::var("SCOPE_BENCH").is_ok_and(|v| v == "frame") {
+    if !runs("load") {
         return;
     }
     let (_dir, bag) = demo_bag(600.0);
@@ -257,5 +301,5 @@ fn loading(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames, loading);
+criterion_group!(benches, frames, cursors, loading);
 criterion_main!(benches);

@@ -19,9 +19,11 @@ use crate::app::open::{OpenEvent, PickKind, PickPath};
 use crate::app::save_job::{SaveJob, SaveState};
 use crate::app::screenshot::ScreenshotJob;
 use crate::app::view::Zoom;
+use crate::data::cursors::{Cursors, Which};
 use crate::data::inspector::Inspector;
-use crate::data::layout::{Layout, Persisted};
+use crate::data::layout::{Layout, Persisted, SignalRef};
 use crate::data::log_lines::LogLines;
+use crate::data::range_stats::RangeIndexes;
 use crate::error::Error;
 use crate::live::LiveOptions;
 use crate::recording::Recording;
@@ -34,7 +36,7 @@ use crate::ui::log_view::LogView;
 use crate::ui::menu::{MenuState, menu_bar_ui};
 use crate::ui::path_entry::{PathEntry, path_entry_ui};
 use crate::ui::plots::{PlotView, plot_stack_ui};
-use crate::ui::side_panel::{RightPanel, side_panel_ui};
+use crate::ui::side_panel::{RightPanel, SideState, side_panel_ui};
 use crate::ui::status_bar::status_bar_ui;
 use crate::ui::timeline::{Playback, advance, timeline_ui};
 use crate::ui::tree::topic_tree_ui;
@@ -99,6 +101,10 @@ pub struct Scope {
     pub path_entry: Option<PathEntry>,
     /// The last thing that finished (e.g. a save), shown in the status bar.
     pub notice: Option<String>,
+    /// Cursors A and B, shared by every plot.
+    pub cursors: Cursors,
+    /// Range summaries of the plotted signals, for the cursors' statistics.
+    range_indexes: RangeIndexes<SignalRef>,
 }
 
 impl std::fmt::Debug for Scope {
@@ -141,6 +147,8 @@ impl Scope {
             help_open: false,
             log_view: LogView::default(),
             notice: None,
+            cursors: Cursors::default(),
+            range_indexes: RangeIndexes::default(),
         }
     }
 
@@ -250,6 +258,11 @@ impl Scope {
         self.view.points_last_frame
     }
 
+    /// Each plot's frame (the area inside its axes) in the last frame, top to bottom.
+    pub fn plot_frames(&self) -> &[egui::Rect] {
+        &self.view.frames
+    }
+
     /// Closes the recording (cancels loading).
     pub fn close(&mut self) {
         self.recording = None;
@@ -257,6 +270,14 @@ impl Scope {
         self.view.clear();
         self.log_view.clear();
         self.playback = Playback::default();
+        self.cursors.clear();
+        self.range_indexes.clear();
+    }
+
+    /// Puts cursor `which` at `t_ns` and shows the Cursors tab, where its readings are.
+    fn place_cursor(&mut self, which: Which, t_ns: u64) {
+        self.cursors.place(which, t_ns);
+        self.right = RightPanel::Cursors;
     }
 
     fn remember(&mut self, path: &std::path::Path) {
@@ -353,6 +374,8 @@ impl Scope {
             persisted,
             focused_plot,
             log_view,
+            cursors,
+            range_indexes,
             ..
         } = self
         else {
@@ -384,9 +407,14 @@ impl Scope {
                     ui,
                     rec,
                     right,
-                    inspector,
                     &persisted.layout,
-                    log_view,
+                    SideState {
+                        inspector,
+                        log: log_view,
+                        cursors,
+                        view,
+                        indexes: range_indexes,
+                    },
                     playhead_ns,
                 ));
             });
@@ -398,6 +426,7 @@ impl Scope {
                 view,
                 playback.playhead_ns,
                 *focused_plot,
+                cursors,
             );
             actions.extend(plotted.into_actions());
         });
@@ -452,6 +481,11 @@ impl Scope {
                 Action::AddSignal(signal) => self.add_signal(signal),
                 Action::Seek(t_ns) => self.playback.playhead_ns = t_ns,
                 Action::Focus(plot) => self.focused_plot = Some(plot),
+                Action::PlaceCursor(which, t_ns) => self.place_cursor(which, t_ns),
+                Action::CursorAtPlayhead(which) => {
+                    self.place_cursor(which, self.playback.playhead_ns);
+                }
+                Action::ClearCursors => self.cursors.clear(),
                 Action::DropSignal { plot, signal } => self.persisted.layout.add(plot, signal),
                 Action::RemoveSignal { plot, signal } => {
                     if let Some(p) = self.persisted.layout.plots.get_mut(plot)

@@ -7,12 +7,14 @@
 //! live capture ([`crate::live`]) and the UI ([`crate::ui`]) sit on top of it.
 
 pub mod column_builder;
+pub mod cursors;
 pub mod default_layout;
 pub mod envelope;
 pub mod inspector;
 pub mod layout;
 pub mod loader;
 pub mod log_lines;
+pub mod range_stats;
 pub mod series;
 pub mod source;
 pub mod topic_data;

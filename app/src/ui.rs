@@ -1,7 +1,7 @@
 //! The UI: panels, each a `_ui` function that draws from the app's state and returns what the
 //! user asked for as [`action::Action`]s (or, for state only the panel owns, such as a filter
 //! text or the timeline's speed, changes it in place). The topic tree, the plots, the
-//! timeline, the health panel, the inspector, the menu bar, the live status bar, the connect
+//! timeline, the health panel, the inspector, the cursors' readings, the menu bar, the live status bar, the connect
 //! dialog, the error bar; the colours they share ([`theme`]) and how values and times are
 //! written ([`format`](mod@format)).
 //!
@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod connect_dialog;
+pub mod cursors;
 pub mod error_bar;
 pub mod format;
 pub mod health;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bag::{BagWriter, ChannelId, ChannelSpec, WriteOptions};
+use bag::{BagWriter, ChannelId, ChannelSpec, SchemaSpec, WriteOptions};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
@@ -187,4 +187,73 @@ pub fn mixed_bag(dir: &Path) -> PathBuf {
     }
     w.close().expect("close");
     path
+}
+
+/// A value of one message: ROS 2 `float64` or `uint64`.
+#[derive(Clone, Copy)]
+pub enum V {
+    F(f64),
+    U(u64),
+}
+
+/// A bag with one topic per entry of `topics` (name, samples as (ns after `t0`, value)),
+/// each message a ROS 2 CDR message of one field, `value`, written with `options`.
+pub fn cdr_bag(
+    dir: &Path,
+    t0: u64,
+    topics: &[(&str, Vec<(u64, V)>)],
+    options: WriteOptions,
+) -> PathBuf {
+    let path = dir.join("case");
+    let mut w = BagWriter::create(&path, options).expect("create bag");
+    let mut channels = Vec::new();
+    for (topic, samples) in topics {
+        let (name, field) = match samples.first() {
+            Some((_, V::U(_))) => ("redline_test/msg/Count", "uint64 value\n"),
+            _ => ("redline_test/msg/Float", "float64 value\n"),
+        };
+        channels.push(w.add_channel(ChannelSpec {
+            topic: (*topic).to_owned(),
+            message_encoding: "cdr".into(),
+            schema: Some(SchemaSpec {
+                name: name.into(),
+                encoding: "ros2msg".into(),
+                data: field.as_bytes().to_vec(),
+            }),
+            metadata: Default::default(),
+        }));
+    }
+    let mut all: Vec<(u64, usize, V)> = topics
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, s))| s.iter().map(move |&(t, v)| (t, k, v)))
+        .collect();
+    all.sort_by_key(|&(t, k, _)| (t, k));
+    for (t, k, v) in all {
+        // CDR little endian: the encapsulation header, then the field.
+        let mut bytes = vec![0u8, 1, 0, 0];
+        match v {
+            V::F(x) => bytes.extend_from_slice(&x.to_le_bytes()),
+            V::U(x) => bytes.extend_from_slice(&x.to_le_bytes()),
+        }
+        w.write(channels[k], t0 + t, Some(t0 + t), &bytes)
+            .expect("write");
+    }
+    w.close().expect("close");
+    path
+}
+
+/// The recording at `path`, opened and loaded (every topic decoded) without the app.
+pub fn load_recording(path: &Path) -> scope::recording::Recording {
+    let source = scope::data::source::RecordingSource::open(path).expect("open");
+    let mut recording = scope::recording::Recording::start(Arc::new(source), Arc::new(|| {}));
+    let start = Instant::now();
+    while !recording.loaded() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "loading timed out"
+        );
+        recording.poll(Duration::from_millis(20));
+    }
+    recording
 }

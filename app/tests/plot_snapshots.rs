@@ -11,85 +11,36 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bag::{BagWriter, ChannelSpec, SchemaSpec, WriteOptions};
+use bag::WriteOptions;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
+use scope::data::cursors::Cursors;
 use scope::data::layout::{Layout, PlotSpec, SignalRef};
-use scope::data::source::RecordingSource;
 use scope::recording::Recording;
 use scope::ui::plots::{PlotView, plot_stack_ui};
 use scope::ui::side_panel::RightPanel;
 use scope::ui::time_axis::Clock;
 
+mod common;
+use common::{V, cdr_bag, load_recording};
+
 /// 2026-06-01T08:00:00Z: fixed, so wall-clock labels are too.
 const T0: u64 = 1_780_300_800_000_000_000;
-
-/// A value of one message: ROS 2 `float64` or `uint64`.
-#[derive(Clone, Copy)]
-enum V {
-    F(f64),
-    U(u64),
-}
 
 /// A bag with one topic per entry of `topics` (name, samples as (ns after [`T0`], value)),
 /// each message a ROS 2 CDR message of one field, `value`.
 fn bag(dir: &Path, topics: &[(&str, Vec<(u64, V)>)]) -> PathBuf {
-    bag_with(dir, topics, WriteOptions::new())
+    cdr_bag(dir, T0, topics, WriteOptions::new())
 }
 
 /// [`bag`] written with `options` (to split it into parts, say).
 fn bag_with(dir: &Path, topics: &[(&str, Vec<(u64, V)>)], options: WriteOptions) -> PathBuf {
-    let path = dir.join("case");
-    let mut w = BagWriter::create(&path, options).expect("create bag");
-    let mut channels = Vec::new();
-    for (topic, samples) in topics {
-        let (name, field) = match samples.first() {
-            Some((_, V::U(_))) => ("redline_test/msg/Count", "uint64 value\n"),
-            _ => ("redline_test/msg/Float", "float64 value\n"),
-        };
-        channels.push(w.add_channel(ChannelSpec {
-            topic: (*topic).to_owned(),
-            message_encoding: "cdr".into(),
-            schema: Some(SchemaSpec {
-                name: name.into(),
-                encoding: "ros2msg".into(),
-                data: field.as_bytes().to_vec(),
-            }),
-            metadata: Default::default(),
-        }));
-    }
-    let mut all: Vec<(u64, usize, V)> = topics
-        .iter()
-        .enumerate()
-        .flat_map(|(k, (_, s))| s.iter().map(move |&(t, v)| (t, k, v)))
-        .collect();
-    all.sort_by_key(|&(t, k, _)| (t, k));
-    for (t, k, v) in all {
-        // CDR little endian: the encapsulation header, then the field.
-        let mut bytes = vec![0u8, 1, 0, 0];
-        match v {
-            V::F(x) => bytes.extend_from_slice(&x.to_le_bytes()),
-            V::U(x) => bytes.extend_from_slice(&x.to_le_bytes()),
-        }
-        w.write(channels[k], T0 + t, Some(T0 + t), &bytes)
-            .expect("write");
-    }
-    w.close().expect("close");
-    path
+    cdr_bag(dir, T0, topics, options)
 }
 
 fn loaded(path: &Path) -> Recording {
-    let source = RecordingSource::open(path).expect("open");
-    let mut recording = Recording::start(Arc::new(source), Arc::new(|| {}));
-    let start = Instant::now();
-    while !recording.loaded() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "loading timed out"
-        );
-        recording.poll(Duration::from_millis(20));
-    }
+    let mut recording = load_recording(path);
     recording.load_time = None;
     recording
 }
@@ -153,6 +104,7 @@ fn stack_snapshot_of(
                     &mut s.view,
                     s.playhead_ns,
                     None,
+                    &Cursors::default(),
                 );
             });
         },
@@ -434,7 +386,15 @@ fn plots_keep_to_the_width_they_are_given() {
                 .show(ui, |_| {});
             egui::CentralPanel::default().show(ui, |ui| {
                 let panel = ui.max_rect();
-                plot_stack_ui(ui, &recording, &layout, &mut view, T0, None);
+                plot_stack_ui(
+                    ui,
+                    &recording,
+                    &layout,
+                    &mut view,
+                    T0,
+                    None,
+                    &Cursors::default(),
+                );
                 for f in &view.frames {
                     assert!(f.right() <= panel.right() + 0.5, "{f:?} past {panel:?}");
                 }

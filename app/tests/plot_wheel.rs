@@ -3,52 +3,27 @@
 //! hover over a plot (item 2): the nearest sample's value and time.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
-use bag::{BagWriter, ChannelSpec, SchemaSpec, WriteOptions};
+use bag::WriteOptions;
 use egui::{Event, Modifiers, MouseWheelSource, MouseWheelUnit, TouchPhase};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use scope::data::cursors::Cursors;
 use scope::data::layout::{Layout, PlotSpec, SignalRef};
-use scope::data::source::RecordingSource;
 use scope::recording::Recording;
 use scope::ui::plots::{PlotView, plot_stack_ui};
+
+mod common;
+use common::{V, cdr_bag, load_recording};
 
 const T0: u64 = 1_780_300_800_000_000_000;
 
 /// Ten seconds of a 100 Hz `float64` sine on `sine`.
 fn recording(dir: &Path) -> Recording {
-    let path = dir.join("wheel");
-    let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create bag");
-    let ch = w.add_channel(ChannelSpec {
-        topic: "sine".into(),
-        message_encoding: "cdr".into(),
-        schema: Some(SchemaSpec {
-            name: "redline_test/msg/Float".into(),
-            encoding: "ros2msg".into(),
-            data: b"float64 value\n".to_vec(),
-        }),
-        metadata: Default::default(),
-    });
-    for i in 0..1_000u64 {
-        let mut bytes = vec![0u8, 1, 0, 0];
-        bytes.extend_from_slice(&(i as f64 * 0.05).sin().to_le_bytes());
-        let t = T0 + i * 10_000_000;
-        w.write(ch, t, Some(t), &bytes).expect("write");
-    }
-    w.close().expect("close");
-    let source = RecordingSource::open(&path).expect("open");
-    let mut rec = Recording::start(Arc::new(source), Arc::new(|| {}));
-    let start = Instant::now();
-    while !rec.loaded() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "loading timed out"
-        );
-        rec.poll(Duration::from_millis(20));
-    }
-    rec
+    let samples: Vec<(u64, V)> = (0..1_000u64)
+        .map(|i| (i * 10_000_000, V::F((i as f64 * 0.05).sin())))
+        .collect();
+    load_recording(&cdr_bag(dir, T0, &[("sine", samples)], WriteOptions::new()))
 }
 
 struct State {
@@ -91,7 +66,15 @@ fn the_wheel_zooms_time_around_the_pointer_and_shift_pans_it() {
         .build_ui_state(
             |ui, s: &mut State| {
                 egui::CentralPanel::default().show(ui, |ui| {
-                    plot_stack_ui(ui, &s.recording, &s.layout, &mut s.view, T0, None);
+                    plot_stack_ui(
+                        ui,
+                        &s.recording,
+                        &s.layout,
+                        &mut s.view,
+                        T0,
+                        None,
+                        &Cursors::default(),
+                    );
                 });
             },
             state,

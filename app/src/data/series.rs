@@ -387,11 +387,17 @@ impl Series {
         if !v.is_finite() || v.fract() != 0.0 || v.abs() >= 1.8e19 * 2.0 {
             return None;
         }
-        let residual = match self {
+        Some(v as i128 + i128::from(self.residual(i)))
+    }
+
+    /// What the `f64` of sample `i` misses of the 64-bit integer the message carried
+    /// (see [`split_exact`]); 0 for every other value.
+    #[inline]
+    pub fn residual(&self, i: usize) -> i16 {
+        match self {
             Series::F64(t) => t.residual.get(i).copied().unwrap_or(0),
             Series::F32(_) => 0,
-        };
-        Some(v as i128 + i128::from(residual))
+        }
     }
 
     /// The value of sample `i` (NaN when absent), `None` past the end.

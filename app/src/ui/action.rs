@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::data::cursors::Which;
 use crate::data::layout::SignalRef;
 use crate::live::LiveOptions;
 use crate::ui::timeline::Step;
@@ -65,6 +66,12 @@ pub enum Action {
     AddSignal(SignalRef),
     /// A click in a plot: move the playhead here (ns).
     Seek(u64),
+    /// Shift + click or drag in a plot: put cursor `.0` at `.1` (ns).
+    PlaceCursor(Which, u64),
+    /// `A` or `B`: put that cursor at the playhead.
+    CursorAtPlayhead(Which),
+    /// `X`, or the cursor panel's Clear: remove both cursors.
+    ClearCursors,
     /// A click in plot `.0`: tree clicks add to it from now on.
     Focus(usize),
     /// A field dropped onto a plot (`None`: onto the drop zone, a new plot).

@@ -21,6 +21,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
     ("+ / -", "Zoom time in / out around the playhead"),
     ("Home", "Show the whole recording"),
+    (
+        "A / B",
+        "Put cursor A / B at the playhead (values, B - A and range statistics: Cursors tab)",
+    ),
+    ("X", "Remove both cursors"),
 ];
 
 /// Mouse, as `(where and what, what it does)`.
@@ -38,6 +43,11 @@ pub const MOUSE: &[(&str, &str)] = &[
         "Move the playhead there and focus the plot",
     ),
     ("Drag in a plot", "Pan time"),
+    (
+        "Shift+click in a plot",
+        "Put a cursor there (A, then B, then the nearer one)",
+    ),
+    ("Shift+drag in a plot", "Move the nearer cursor"),
     (
         "Wheel in a plot",
         "Zoom time around the pointer (Y follows what is visible)",

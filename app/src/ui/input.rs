@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
+use crate::data::cursors::Which;
 use crate::ui::action::Action;
 use crate::ui::timeline::Step;
 
@@ -32,8 +33,9 @@ pub const QUIT: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key
 /// The shortcuts ([`OPEN_FILE`], [`OPEN_FOLDER`], [`SAVE_RECORDING`], [`QUIT`]) and F1 (help)
 /// work even while a text field has the keyboard. Otherwise: Space plays or pauses a recording
 /// and toggles following a live capture; left and right step; `+`, `-` zoom around the
-/// playhead and Home shows everything; `?` shows the help; Escape closes the help, or else
-/// unfocuses the focused plot. Moving the view of a live capture stops following it. Every
+/// playhead and Home shows everything; `A` and `B` put a cursor at the playhead and `X`
+/// removes both; `?` shows the help; Escape closes the help, or else unfocuses the focused
+/// plot. Moving the view of a live capture stops following it. Every
 /// control is listed in [`crate::ui::help`].
 pub fn input_actions(ctx: &egui::Context, live: bool, open: bool) -> Vec<Action> {
     let mut actions = Vec::new();
@@ -93,6 +95,22 @@ pub fn input_actions(ctx: &egui::Context, live: bool, open: bool) -> Vec<Action>
         actions.push(Action::Step(Step::Forward));
     }
     if open {
+        let (a, b, x) = ctx.input(|i| {
+            (
+                i.key_pressed(Key::A),
+                i.key_pressed(Key::B),
+                i.key_pressed(Key::X),
+            )
+        });
+        if a {
+            actions.push(Action::CursorAtPlayhead(Which::A));
+        }
+        if b {
+            actions.push(Action::CursorAtPlayhead(Which::B));
+        }
+        if x {
+            actions.push(Action::ClearCursors);
+        }
         if plus {
             actions.push(Action::ZoomIn);
         }

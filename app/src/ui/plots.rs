@@ -7,6 +7,7 @@ use decode::LeafKind;
 use egui::{Id, RichText, Sense};
 use egui_plot::{AxisHints, GridMark, Line, Plot, PlotPoint, PlotPoints, Points, VLine};
 
+use crate::data::cursors::{Cursors, Which};
 use crate::data::envelope::{Draw, Point, Trace, Window, trace};
 use crate::data::layout::{Layout, SignalRef};
 use crate::data::series;
@@ -101,11 +102,7 @@ impl PlotView {
                 let Some(field) = data.field(&signal.path) else {
                     continue;
                 };
-                let draw = self
-                    .draw
-                    .get(signal)
-                    .copied()
-                    .unwrap_or_else(|| default_draw(field.kind));
+                let draw = draw_for(&self.draw, signal, field.kind);
                 trace(
                     &data.times_ns,
                     &data.time_levels,
@@ -117,6 +114,17 @@ impl PlotView {
                 );
             }
         }
+    }
+
+    /// The gap threshold of topic `topic` whose time column is `times` (the plots' rule for
+    /// where a line breaks), computed once per column.
+    pub fn gap(&mut self, topic: usize, times: &[u64]) -> Option<u64> {
+        gap_of(&mut self.gaps, topic, times)
+    }
+
+    /// How `signal`, a leaf of kind `kind`, is drawn: as the user chose, else by its kind.
+    pub fn draw_of(&self, signal: &SignalRef, kind: LeafKind) -> Draw {
+        draw_for(&self.draw, signal, kind)
     }
 
     /// A hash of the chosen draw modes of `layout`'s signals (they change what is drawn).
@@ -150,6 +158,14 @@ fn gap_of(
 
 /// What a cached gap threshold was computed for: a time column's length, first and last.
 type GapKey = (usize, Option<u64>, Option<u64>);
+
+/// How `signal` is drawn: as `chosen` says, else by its kind.
+fn draw_for(chosen: &HashMap<SignalRef, Draw>, signal: &SignalRef, kind: LeafKind) -> Draw {
+    chosen
+        .get(signal)
+        .copied()
+        .unwrap_or_else(|| default_draw(kind))
+}
 
 /// How a leaf is drawn unless the user chose: floats joined by lines; booleans, enums and
 /// integers held until the next sample.
@@ -191,6 +207,8 @@ pub struct PlotActions {
     pub remove_plot: Option<usize>,
     /// The plot that was clicked last (where a tree click adds).
     pub focused: Option<usize>,
+    /// Shift + click or drag put a cursor here (ns).
+    pub cursor: Option<(Which, u64)>,
 }
 
 impl PlotActions {
@@ -198,6 +216,7 @@ impl PlotActions {
     pub fn into_actions(self) -> impl Iterator<Item = Action> {
         [
             self.seek_ns.map(Action::Seek),
+            self.cursor.map(|(which, t)| Action::PlaceCursor(which, t)),
             self.focused.map(Action::Focus),
             self.dropped
                 .map(|(plot, signal)| Action::DropSignal { plot, signal }),
@@ -218,6 +237,7 @@ pub const CONTROLS: &str = "Wheel: zoom time around the pointer (Y follows what 
 Shift + wheel: pan time\n\
 Ctrl + wheel: zoom Y (Y autoscale off until a double-click)\n\
 Drag: pan time · Double-click: reset · Click: move the playhead\n\
+Shift + click: put a cursor there (A, then B, then the nearer one) · Shift + drag: move the nearer cursor\n\
 Right-click a legend entry: draw as lines or steps";
 
 /// A y tick label of at most eight characters, so every plot's y axis has the same width.
@@ -272,8 +292,12 @@ pub fn plot_stack_ui(
     view: &mut PlotView,
     playhead_ns: u64,
     focused: Option<usize>,
+    cursors: &Cursors,
 ) -> PlotActions {
     let mut actions = PlotActions::default();
+    // Shift turns a click or a drag into placing a cursor (so a drag does not pan).
+    let shift = ui.input(|i| i.modifiers.shift);
+    let x_of = |t_ns: u64| (i128::from(t_ns) - i128::from(recording.t0_ns())) as f64 / 1e9;
     // The panel's width, taken before anything is laid out: a row wider than the panel
     // widens the panel's layout region, and the plots must not follow it.
     let width = ui.available_width();
@@ -411,7 +435,11 @@ pub fn plot_stack_ui(
             .formatter(|mark, _| y_tick_text(mark.value, mark.step_size))
             .min_thickness(Y_AXIS_PX)
             .tick_label_font(egui::FontId::proportional(TICK_FONT));
-        let response = Plot::new(("scope-plot", pi))
+        let mut plot_widget = Plot::new(("scope-plot", pi));
+        if let Some((lo, hi)) = lines.and_then(|l| flat_huge(l)) {
+            plot_widget = plot_widget.include_y(lo).include_y(hi);
+        }
+        let response = plot_widget
             .width(width)
             .height(plot_h)
             .link_axis(group, [true, false])
@@ -420,7 +448,7 @@ pub fn plot_stack_ui(
             .allow_scroll(false)
             .allow_zoom(false)
             .allow_boxed_zoom(false)
-            .allow_drag([true, false])
+            .allow_drag([!shift, false])
             .show_x(false)
             .show_y(false)
             .auto_bounds([false, true])
@@ -498,7 +526,18 @@ pub fn plot_stack_ui(
                         .width(1.5)
                         .allow_hover(false),
                 );
+                for (which, color) in [(Which::A, theme::CURSOR_A), (Which::B, theme::CURSOR_B)] {
+                    if let Some(t) = cursors.at(which) {
+                        plot_ui.vline(
+                            VLine::new(format!("cursor {}", which.name()), x_of(t))
+                                .color(color)
+                                .width(1.0)
+                                .allow_hover(false),
+                        );
+                    }
+                }
             });
+        cursors_ui(ui, &response.transform, cursors, x_of);
         if let Some(traces) = lines {
             marks_ui(ui, &response.transform, traces);
         }
@@ -519,12 +558,15 @@ pub fn plot_stack_ui(
             let text = hover_text(recording, plot, lines, x, px_s, clock);
             r.clone().on_hover_text_at_pointer(text);
         }
-        if r.clicked()
-            && let Some(pos) = r.interact_pointer_pos()
-        {
+        if let Some(pos) = r.interact_pointer_pos() {
             let x = response.transform.value_from_position(pos).x;
-            actions.seek_ns = Some((t0 as f64 + x * 1e9).max(0.0) as u64);
-            actions.focused = Some(pi);
+            let t_ns = (t0 as f64 + x * 1e9).max(0.0) as u64;
+            if shift && (r.clicked() || r.dragged()) {
+                actions.cursor = Some((cursors.for_click(t_ns), t_ns));
+            } else if r.clicked() {
+                actions.seek_ns = Some(t_ns);
+                actions.focused = Some(pi);
+            }
         }
         if let Some(payload) = r.dnd_release_payload::<SignalRef>() {
             actions.dropped = Some((Some(pi), (*payload).clone()));
@@ -569,6 +611,52 @@ pub fn plot_stack_ui(
         }
     }
     actions
+}
+
+/// A y range for a plot whose visible values are all one huge value (a 64-bit counter near
+/// `u64::MAX`, whose `f64`s all round to 2^64): egui_plot widens a flat plot by half its
+/// width in y, which at such magnitudes adds nothing, and the plot's transform then divides
+/// by zero. `None` for any other plot.
+fn flat_huge(traces: &[Trace<PlotPoint>]) -> Option<(f64, f64)> {
+    let mut ys = traces
+        .iter()
+        .flat_map(|t| t.points.iter().chain(&t.dots))
+        .map(|p| p.y)
+        .filter(|y| y.is_finite());
+    let first = ys.next()?;
+    if first.abs() < 1e15 || ys.any(|y| y != first) {
+        return None;
+    }
+    let pad = first.abs() * 1e-9;
+    Some((first - pad, first + pad))
+}
+
+/// The range between the cursors shaded, and each cursor's letter at the top of the plot.
+fn cursors_ui(
+    ui: &egui::Ui,
+    transform: &egui_plot::PlotTransform,
+    cursors: &Cursors,
+    x_of: impl Fn(u64) -> f64,
+) {
+    let frame = *transform.frame();
+    let px = |t: u64| transform.position_from_point_x(x_of(t));
+    let painter = ui.painter().with_clip_rect(frame);
+    if let (Some(a), Some(b)) = (cursors.a_ns, cursors.b_ns) {
+        let (l, r) = (px(a.min(b)), px(a.max(b)));
+        let band = egui::Rect::from_x_y_ranges(l..=r, frame.y_range());
+        painter.rect_filled(band, 0.0, theme::CURSOR_RANGE);
+    }
+    for (which, color) in [(Which::A, theme::CURSOR_A), (Which::B, theme::CURSOR_B)] {
+        if let Some(t) = cursors.at(which) {
+            painter.text(
+                egui::pos2(px(t) + 3.0, frame.top() + 2.0),
+                egui::Align2::LEFT_TOP,
+                which.name(),
+                egui::FontId::monospace(11.0),
+                color,
+            );
+        }
+    }
 }
 
 /// The mouse wheel over a plot, as PlotJuggler has it: zooms time around the pointer with Y

@@ -70,3 +70,12 @@ pub const LINK_UP: Color32 = Color32::from_rgb(0x59, 0xc2, 0x6b);
 
 /// The status bar's dot: connecting, or no peer yet.
 pub const LINK_WAITING: Color32 = Color32::from_rgb(0xe0, 0xa0, 0x30);
+
+/// Cursor A's line and label.
+pub const CURSOR_A: Color32 = Color32::from_rgb(0x40, 0xd0, 0xe0);
+
+/// Cursor B's line and label.
+pub const CURSOR_B: Color32 = Color32::from_rgb(0xe0, 0x80, 0xf0);
+
+/// The shade between the cursors (the range the statistics are of).
+pub const CURSOR_RANGE: Color32 = Color32::from_rgba_premultiplied(0x18, 0x20, 0x28, 0x30);
