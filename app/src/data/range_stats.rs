@@ -154,14 +154,46 @@ fn max_abs(series: &Series, lo: usize, hi: usize) -> f64 {
         .map_or(0.0, |(a, b)| a.abs().max(b.abs()))
 }
 
+/// Beyond this magnitude not every integer is an `f64`.
+const EXACT_F64: f64 = 9_007_199_254_740_992.0;
+
+/// The exact integer the statistics of samples `lo..hi` are taken about: 0, unless they reach
+/// past 2^53 (64-bit counters near `u64::MAX`, whose `f64`s all round to the same few
+/// values), where it is the first such sample's exact integer, so that mean, deviation and
+/// integral are of the differences, which `f64` holds exactly.
+fn offset_for(series: &Series, lo: usize, hi: usize) -> i128 {
+    if max_abs(series, lo, hi) < EXACT_F64 {
+        return 0;
+    }
+    (lo..hi)
+        .find(|&i| series.value(i).is_some_and(|x| x.abs() >= EXACT_F64))
+        .and_then(|i| series.exact(i))
+        .unwrap_or(0)
+}
+
 /// One column as the summaries read it.
 struct Column<'a> {
     times: &'a [u64],
     series: &'a Series,
     factor: f64,
+    /// Values are summarised less this (see [`offset_for`]).
+    offset: i128,
 }
 
 impl Column<'_> {
+    /// Sample `i`, finite value `x`, less the offset, as exactly as `f64` holds it.
+    #[inline]
+    fn centred(&self, i: usize, x: f64) -> f64 {
+        if self.offset == 0 {
+            x
+        } else if x.abs() >= EXACT_F64 && x.abs() < 1.7e38 {
+            // Whole (every f64 this large is); its exact integer is x plus the residual.
+            (x as i128 + i128::from(self.series.residual(i)) - self.offset) as f64
+        } else {
+            x - self.offset as f64
+        }
+    }
+
     /// `(v, i)` before `(w, j)`: smaller, or equal as `f64` and smaller as the exact integer.
     #[inline]
     fn less(&self, (v, i): (f64, usize), (w, j): (f64, usize)) -> bool {
@@ -206,7 +238,7 @@ impl Column<'_> {
                 acc.max = Some((x, i));
             }
             acc.finite += 1;
-            let xs = x * self.factor;
+            let xs = self.centred(i, x) * self.factor;
             let d = xs - acc.mean;
             acc.mean += d / acc.finite as f64;
             acc.m2 += d * (xs - acc.mean);
@@ -271,7 +303,9 @@ impl Column<'_> {
             && y.is_finite()
         {
             let dt = t.saturating_sub(s);
-            out.trapezoid += (x * self.factor + y * self.factor) * dt as f64;
+            out.trapezoid += (self.centred(i, x) * self.factor
+                + self.centred(i + 1, y) * self.factor)
+                * dt as f64;
             out.covered_ns += dt;
         }
         out
@@ -300,6 +334,9 @@ impl Column<'_> {
         let n = acc.finite as f64;
         let var = (acc.m2 / n).max(0.0);
         let finite = acc.finite > 0;
+        let offset = self.offset as f64;
+        let mean = acc.mean * unscale + offset;
+        let std = var.sqrt() * unscale;
         let span_ns = match (self.times.get(acc.lo), acc.hi.checked_sub(1)) {
             (Some(&a), Some(last)) if !acc.is_empty() => {
                 self.times.get(last).map_or(0, |&b| b.saturating_sub(a))
@@ -316,10 +353,12 @@ impl Column<'_> {
             absent: acc.absent,
             min: extreme(acc.min),
             max: extreme(acc.max),
-            mean: finite.then_some(acc.mean * unscale),
-            std: finite.then(|| var.sqrt() * unscale),
-            rms: finite.then(|| (acc.mean * acc.mean + var).sqrt() * unscale),
-            integral: (acc.covered_ns > 0).then_some(acc.trapezoid * 0.5e-9 * unscale),
+            mean: finite.then_some(mean),
+            std: finite.then_some(std),
+            // sqrt(mean^2 + variance), without squaring either.
+            rms: finite.then(|| mean.hypot(std)),
+            integral: (acc.covered_ns > 0)
+                .then(|| acc.trapezoid * 0.5e-9 * unscale + offset * acc.covered_ns as f64 * 1e-9),
             integrated_ns: acc.covered_ns,
             span_ns,
         }
@@ -344,6 +383,7 @@ pub fn scan_range(times_ns: &[u64], series: &Series, t_a: u64, t_b: u64) -> Rang
         times: times_ns,
         series,
         factor: 2f64.powi(scale_exp),
+        offset: offset_for(series, lo, hi),
     };
     col.finish(&col.scan(lo, hi), scale_exp)
 }
@@ -363,6 +403,8 @@ pub struct RangeIndex {
     max_abs: f64,
     /// Values are summarised times `2^scale_exp`.
     scale_exp: i32,
+    /// Values are summarised less this (see [`offset_for`]).
+    offset: i128,
     levels: Vec<Vec<Acc>>,
 }
 
@@ -411,6 +453,7 @@ impl RangeIndex {
         }
         if self.len == 0 {
             self.scale_exp = scale_exp_for(max_abs(series, 0, n));
+            self.offset = offset_for(series, 0, n);
             self.first_ns = times_ns.first().copied();
         }
         self.max_abs = grown_max;
@@ -418,6 +461,7 @@ impl RangeIndex {
             times: times_ns,
             series,
             factor: 2f64.powi(self.scale_exp),
+            offset: self.offset,
         };
         if self.levels.is_empty() {
             self.levels.push(Vec::new());
@@ -485,6 +529,7 @@ impl RangeIndex {
             times: times_ns,
             series,
             factor: 2f64.powi(self.scale_exp),
+            offset: self.offset,
         };
         let covered = if lo < hi.min(self.len) {
             self.range(&col, lo, hi.min(self.len))
@@ -941,6 +986,38 @@ mod tests {
         let (min, max) = (r.min.map(|m| m.index), r.max.map(|m| m.index));
         assert_eq!((min, max), (Some(1), Some(0)));
         assert_eq!(s.exact(1), Some(i128::from(u64::MAX - 1)));
+    }
+
+    #[test]
+    fn statistics_of_64_bit_counters_near_the_top_are_of_their_exact_values() {
+        // 51 consecutive integers below u64::MAX, 1 s apart: as f64 they are all 2^64.
+        let mut b = SeriesBuilder::default();
+        for k in 0..51u64 {
+            b.push_int(i128::from(u64::MAX - 1000 + k));
+        }
+        let s = b.finish();
+        let times: Vec<u64> = (0..51).map(|k| 1_000_000_000 * (k + 1)).collect();
+        let by_index = RangeIndex::build(&times, &s)
+            .query(&times, &s, 0, u64::MAX)
+            .unwrap_or_default();
+        for (how, r) in [
+            ("index", by_index),
+            ("scan", scan_range(&times, &s, 0, u64::MAX)),
+        ] {
+            // sqrt((51^2 - 1) / 12), not 0.
+            let std = r.std.unwrap_or_default();
+            assert!(
+                (std - (2600.0f64 / 12.0).sqrt()).abs() < 1e-9,
+                "{how}: std {std}"
+            );
+            let mean = (u64::MAX - 975) as f64;
+            assert_eq!(r.mean, Some(mean), "{how}");
+            // 50 s at the mean value (a straight ramp): mean x 50, to f64's precision.
+            let integral = r.integral.unwrap_or_default();
+            assert!(((integral - mean * 50.0) / integral).abs() < 1e-15, "{how}");
+            assert_eq!(r.min.map(|m| m.index), Some(0), "{how}");
+            assert_eq!(r.max.map(|m| m.index), Some(50), "{how}");
+        }
     }
 
     #[test]
