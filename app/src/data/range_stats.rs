@@ -357,8 +357,9 @@ impl Column<'_> {
             std: finite.then_some(std),
             // sqrt(mean^2 + variance), without squaring either.
             rms: finite.then(|| mean.hypot(std)),
-            integral: (acc.covered_ns > 0)
-                .then(|| acc.trapezoid * 0.5e-9 * unscale + offset * acc.covered_ns as f64 * 1e-9),
+            integral: (acc.covered_ns > 0).then_some(
+                acc.trapezoid * 0.5e-9 * unscale + offset * acc.covered_ns as f64 * 1e-9,
+            ),
             integrated_ns: acc.covered_ns,
             span_ns,
         }
