@@ -39,6 +39,7 @@ pub mod error;
 pub mod export;
 pub mod filter;
 pub mod format;
+mod id_map;
 mod layout;
 #[cfg(feature = "live")]
 pub mod live;

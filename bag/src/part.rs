@@ -68,8 +68,8 @@ pub(crate) enum PartAccess {
     FileOrderSorted,
     /// A ROS 1 bag, through the chunk places its scan found.
     Ros1(Arc<crate::ros1_bag::Ros1Index>),
-    /// A rosbag2 SQLite file, through SQLite (`topics.id` -> part-local channel id).
-    Sqlite(Arc<std::collections::HashMap<i64, u16>>),
+    /// A rosbag2 SQLite file, through SQLite.
+    Sqlite(Arc<crate::sqlite_part::SqliteIndex>),
     /// Not readable.
     Unreadable,
 }
@@ -302,7 +302,7 @@ impl PartInfo {
         info.compression = scan.compression;
         info.channels = scan.channels;
         info.channel_counts = scan.channel_counts;
-        info.access = PartAccess::Sqlite(Arc::new(scan.topic_ids));
+        info.access = PartAccess::Sqlite(Arc::new(scan.index));
         Ok(info)
     }
 

@@ -426,12 +426,17 @@ fn part_source(
                     source,
                 })?,
         )),
-        (None, PartAccess::Sqlite(_)) => Source::Sqlite(Box::new(
-            crate::sqlite_part::SqliteCursor::new(&part.path, filter.start_ns, filter.end_ns)
-                .map_err(|source| BagError::Sqlite {
-                    path: part.path.clone(),
-                    source: Box::new(source),
-                })?,
+        (None, PartAccess::Sqlite(index)) => Source::Sqlite(Box::new(
+            crate::sqlite_part::SqliteCursor::new(
+                &part.path,
+                index,
+                filter.start_ns,
+                filter.end_ns,
+            )
+            .map_err(|source| BagError::Sqlite {
+                path: part.path.clone(),
+                source: Box::new(source),
+            })?,
         )),
         (None, PartAccess::FileOrder) => Source::FileOrder {
             scanner: Box::new(FileOrderScanner::open(&part.path)?),
@@ -728,10 +733,10 @@ impl<'r> MessageCursor<'r> {
                 _ => Ok(false),
             },
             Source::Sqlite(cursor_sqlite) => match &part.access {
-                PartAccess::Sqlite(topic_ids) => {
+                PartAccess::Sqlite(index) => {
                     let wanted = &self.wanted;
                     let ids = &part.global_ids;
-                    let next = cursor_sqlite.next(topic_ids, |local| {
+                    let next = cursor_sqlite.next(&index.topic_ids, |local| {
                         ids.get(local)
                             .is_some_and(|g| wanted.as_ref().is_none_or(|w| w.contains(&g)))
                     });

@@ -16,13 +16,14 @@
 //! merges chunks by time, holding only the chunks whose time ranges overlap in memory at once,
 //! so messages come in log-time order even when connections or chunks are out of order.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::format::MAX_RECORD_BYTES;
+use crate::id_map::IdMap;
 use crate::message::ChunkDamage;
 use crate::scan::Damage;
 
@@ -88,19 +89,41 @@ pub enum Ros1Error {
     Io(#[from] std::io::Error),
 }
 
-/// One record: its op and header fields, and its data.
+/// One record: its op, its header (checked to hold well-formed fields), and its data.
 struct Record<'a> {
     op: u8,
-    fields: Vec<(&'a [u8], &'a [u8])>,
+    header: &'a [u8],
     data: &'a [u8],
 }
 
 impl<'a> Record<'a> {
+    /// A record of its header's op, the header checked once (read again field by field: a
+    /// header holds three or four, and this runs for every message).
+    fn new(header: &'a [u8], data: &'a [u8]) -> Result<Self, Ros1Error> {
+        let mut op = None;
+        for field in fields(header) {
+            let (name, value) = field?;
+            if name == b"op" {
+                op = Some(value);
+            }
+        }
+        match op {
+            Some([op]) => Ok(Record {
+                op: *op,
+                header,
+                data,
+            }),
+            _ => Err(Ros1Error::BadHeader {
+                what: "no one-byte op field".into(),
+            }),
+        }
+    }
+
     fn field(&self, name: &str) -> Option<&'a [u8]> {
-        self.fields
-            .iter()
+        fields(self.header)
+            .map_while(Result::ok)
             .find(|(n, _)| *n == name.as_bytes())
-            .map(|(_, v)| *v)
+            .map(|(_, v)| v)
     }
 
     fn u32_field(&self, name: &str) -> Result<u32, Ros1Error> {
@@ -138,28 +161,46 @@ fn time_ns(v: &[u8]) -> Option<u64> {
 /// A header's fields: (name, value) pairs.
 type Fields<'a> = Vec<(&'a [u8], &'a [u8])>;
 
-/// The `name=value` fields of a header (a connection record's data is one too).
-fn parse_fields(mut bytes: &[u8]) -> Result<Fields<'_>, Ros1Error> {
-    let mut fields = Vec::new();
-    while !bytes.is_empty() {
-        let (len, rest) = split_len(bytes).ok_or_else(|| Ros1Error::BadHeader {
-            what: "a field length is cut short".into(),
-        })?;
-        let (field, rest) = rest
-            .split_at_checked(len)
-            .ok_or_else(|| Ros1Error::BadHeader {
-                what: format!("a field claims {len} bytes but {} remain", rest.len()),
+/// The `name=value` fields of a header (a connection record's data is one too), in order; the
+/// first malformed one is an error, and ends them.
+fn fields(mut bytes: &[u8]) -> impl Iterator<Item = Result<(&[u8], &[u8]), Ros1Error>> {
+    std::iter::from_fn(move || {
+        if bytes.is_empty() {
+            return None;
+        }
+        let parsed = (|| {
+            let (len, rest) = split_len(bytes).ok_or_else(|| Ros1Error::BadHeader {
+                what: "a field length is cut short".into(),
             })?;
-        let eq = field
-            .iter()
-            .position(|b| *b == b'=')
-            .ok_or_else(|| Ros1Error::BadHeader {
-                what: "a field has no '='".into(),
-            })?;
-        fields.push((&field[..eq], &field[eq + 1..]));
-        bytes = rest;
-    }
-    Ok(fields)
+            let (field, rest) = rest
+                .split_at_checked(len)
+                .ok_or_else(|| Ros1Error::BadHeader {
+                    what: format!("a field claims {len} bytes but {} remain", rest.len()),
+                })?;
+            let eq = field
+                .iter()
+                .position(|b| *b == b'=')
+                .ok_or_else(|| Ros1Error::BadHeader {
+                    what: "a field has no '='".into(),
+                })?;
+            Ok(((&field[..eq], &field[eq + 1..]), rest))
+        })();
+        match parsed {
+            Ok((field, rest)) => {
+                bytes = rest;
+                Some(Ok(field))
+            }
+            Err(e) => {
+                bytes = &[];
+                Some(Err(e))
+            }
+        }
+    })
+}
+
+/// Every field of a header, or the first error.
+fn parse_fields(bytes: &[u8]) -> Result<Fields<'_>, Ros1Error> {
+    fields(bytes).collect()
 }
 
 fn split_len(bytes: &[u8]) -> Option<(usize, &[u8])> {
@@ -179,15 +220,15 @@ fn records(mut bytes: &[u8]) -> impl Iterator<Item = Result<Record<'_>, Ros1Erro
                 claimed: len as u64,
                 available: rest.len() as u64,
             };
-            let (header_len, rest) = split_len(bytes).ok_or(cut(4, bytes))?;
+            let (header_len, rest) = split_len(bytes).ok_or_else(|| cut(4, bytes))?;
             let (header, rest) = rest
                 .split_at_checked(header_len)
-                .ok_or(cut(header_len, rest))?;
-            let (data_len, rest) = split_len(rest).ok_or(cut(4, rest))?;
-            let (data, rest) = rest.split_at_checked(data_len).ok_or(cut(data_len, rest))?;
-            let fields = parse_fields(header)?;
-            let op = op_of(&fields)?;
-            Ok((Record { op, fields, data }, rest))
+                .ok_or_else(|| cut(header_len, rest))?;
+            let (data_len, rest) = split_len(rest).ok_or_else(|| cut(4, rest))?;
+            let (data, rest) = rest
+                .split_at_checked(data_len)
+                .ok_or_else(|| cut(data_len, rest))?;
+            Ok((Record::new(header, data)?, rest))
         })();
         match parsed {
             Ok((record, rest)) => {
@@ -200,15 +241,6 @@ fn records(mut bytes: &[u8]) -> impl Iterator<Item = Result<Record<'_>, Ros1Erro
             }
         }
     })
-}
-
-fn op_of(fields: &[(&[u8], &[u8])]) -> Result<u8, Ros1Error> {
-    match fields.iter().find(|(n, _)| *n == b"op") {
-        Some((_, [op])) => Ok(*op),
-        _ => Err(Ros1Error::BadHeader {
-            what: "no one-byte op field".into(),
-        }),
-    }
 }
 
 /// A connection as a channel: the connection header's `type` and `message_definition` become
@@ -266,7 +298,7 @@ pub(crate) struct Ros1Index {
     /// Readable chunks, sorted by their first log time.
     chunks: Vec<ChunkPlace>,
     /// ROS 1 connection id -> part-local channel id.
-    connections: HashMap<u32, u16>,
+    connections: IdMap,
 }
 
 /// What a scan of a ROS 1 bag found.
@@ -275,6 +307,9 @@ pub(crate) struct Ros1Scan {
     pub(crate) index: Ros1Index,
     pub(crate) channels: BTreeMap<u16, ChannelSpec>,
     pub(crate) channel_counts: BTreeMap<u16, u64>,
+    /// Messages per part-local channel while scanning (a table, not a map: one per message);
+    /// into `channel_counts` at the end.
+    counts: Vec<u64>,
     pub(crate) message_count: u64,
     pub(crate) time_range_ns: Option<(u64, u64)>,
     pub(crate) compression: BTreeSet<String>,
@@ -365,12 +400,7 @@ fn read_exact_at(file: &mut File, at: u64, len: u64) -> Result<Vec<u8>, Ros1Erro
 
 /// The decompressed data of the chunk record `top`.
 fn chunk_data(file: &mut File, top: &TopRecord) -> Result<Vec<u8>, Ros1Error> {
-    let fields = parse_fields(&top.header)?;
-    let record = Record {
-        op: OP_CHUNK,
-        fields,
-        data: &[],
-    };
+    let record = Record::new(&top.header, &[])?;
     let compression = record
         .field("compression")
         .map(|c| String::from_utf8_lossy(c).into_owned())
@@ -448,7 +478,7 @@ impl Ros1Scan {
                     break;
                 }
             };
-            let op = parse_fields(&top.header).and_then(|f| op_of(&f));
+            let op = Record::new(&top.header, &[]).map(|r| r.op);
             match op {
                 Ok(OP_CHUNK) => {
                     if let Some(c) = compression_name(&top.header) {
@@ -487,6 +517,10 @@ impl Ros1Scan {
             offset = top.end;
         }
         scan.index.chunks.sort_by_key(|c| c.first_ns);
+        scan.channel_counts = (0u16..)
+            .zip(std::mem::take(&mut scan.counts))
+            .filter(|&(_, n)| n > 0)
+            .collect();
         Ok(scan)
     }
 
@@ -505,20 +539,26 @@ impl Ros1Scan {
             }
         }
         for (conn, spec) in connections {
-            if !self.index.connections.contains_key(&conn) {
+            if self.index.connections.get(i64::from(conn)).is_none() {
                 let local = u16::try_from(self.channels.len())
                     .map_err(|_| Ros1Error::TooManyConnections(usize::from(u16::MAX)))?;
-                self.index.connections.insert(conn, local);
+                self.index.connections.insert(i64::from(conn), local);
                 self.channels.insert(local, spec);
             }
         }
         let mut range: Option<(u64, u64)> = None;
         for (conn, time) in messages {
             // A message before its connection record: nothing to attribute it to.
-            let Some(local) = self.index.connections.get(&conn) else {
+            let Some(local) = self.index.connections.get(i64::from(conn)) else {
                 continue;
             };
-            *self.channel_counts.entry(*local).or_insert(0) += 1;
+            let i = usize::from(local);
+            if self.counts.len() <= i {
+                self.counts.resize(i + 1, 0);
+            }
+            if let Some(count) = self.counts.get_mut(i) {
+                *count += 1;
+            }
             self.message_count += 1;
             range = Some(range.map_or((time, time), |(a, b)| (a.min(time), b.max(time))));
         }
@@ -654,7 +694,7 @@ impl Ros1Cursor {
         wanted: &impl Fn(u16) -> bool,
     ) -> Result<Loaded, Ros1Error> {
         let top = read_top(&mut self.file, offset, self.size)?;
-        let op = parse_fields(&top.header).and_then(|f| op_of(&f))?;
+        let op = Record::new(&top.header, &[])?.op;
         let buf = if op == OP_CHUNK {
             chunk_data(&mut self.file, &top)?
         } else {
@@ -670,10 +710,10 @@ impl Ros1Cursor {
                 continue;
             }
             let time = record.time_field("time")?;
-            let Some(local) = index.connections.get(&record.u32_field("conn")?) else {
+            let Some(local) = index.connections.get(i64::from(record.u32_field("conn")?)) else {
                 continue;
             };
-            if !wanted(*local)
+            if !wanted(local)
                 || self.start_ns.is_some_and(|s| time < s)
                 || self.end_ns.is_some_and(|e| time >= e)
             {
@@ -681,7 +721,7 @@ impl Ros1Cursor {
             }
             entries.push(Entry {
                 log_time_ns: time,
-                channel: *local,
+                channel: local,
                 data: range,
             });
         }

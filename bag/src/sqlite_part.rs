@@ -28,6 +28,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::format::MAX_RECORD_BYTES;
+use crate::id_map::IdMap;
 
 /// The first bytes of every SQLite 3 database file.
 pub(crate) const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
@@ -139,8 +140,18 @@ pub(crate) struct SqliteScan {
     pub(crate) time_range_ns: Option<(u64, u64)>,
     /// `zstd` when the first message is zstd-compressed, `` when it is not.
     pub(crate) compression: BTreeSet<String>,
-    /// `topics.id` -> part-local channel id, for reading.
-    pub(crate) topic_ids: HashMap<i64, u16>,
+    /// How to read the file.
+    pub(crate) index: SqliteIndex,
+}
+
+/// What reading a `.db3` file needs to know of it.
+#[derive(Debug, Default)]
+pub(crate) struct SqliteIndex {
+    /// `topics.id` -> part-local channel id.
+    pub(crate) topic_ids: IdMap,
+    /// Timestamps never decrease in `id` order (rosbag2 inserts messages as they arrive, so
+    /// this is the rule): reading then follows the table, not the timestamp index.
+    pub(crate) in_id_order: bool,
 }
 
 impl SqliteScan {
@@ -225,26 +236,45 @@ impl SqliteScan {
                     metadata,
                 },
             );
-            scan.topic_ids.insert(id, local);
+            scan.index.topic_ids.insert(id, local);
         }
         drop(rows);
+        // Counted here in one pass in table order: SQLite's `GROUP BY topic_id` sorts every
+        // row first (there is no index on it), which took longer than the pass.
+        // Keyed by the part-local id (few, dense); rows of unlisted topics are left out here
+        // and reported when read.
+        let mut per_topic: Vec<Option<(u64, i64, i64)>> = vec![None; scan.channels.len()];
         let mut stmt = conn
-            .prepare(
-                "SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) FROM messages \
-                 GROUP BY topic_id",
-            )
+            .prepare("SELECT topic_id, timestamp FROM messages ORDER BY id")
             .map_err(sqlite("count the messages"))?;
         let mut rows = stmt.query([]).map_err(sqlite("count the messages"))?;
+        let mut previous = i64::MIN;
+        scan.index.in_id_order = true;
         while let Some(row) = rows.next().map_err(sqlite("count the messages"))? {
             let topic_id: i64 = row.get(0).map_err(sqlite("count the messages"))?;
-            let count: i64 = row.get(1).map_err(sqlite("count the messages"))?;
-            let first: i64 = row.get(2).map_err(sqlite("count the messages"))?;
-            let last: i64 = row.get(3).map_err(sqlite("count the messages"))?;
-            let Some(&local) = scan.topic_ids.get(&topic_id) else {
-                // Counted when read, where each such row is reported.
+            let t: i64 = row.get(1).map_err(sqlite("count the messages"))?;
+            if t < previous {
+                scan.index.in_id_order = false;
+            }
+            previous = t;
+            let Some(slot) = scan
+                .index
+                .topic_ids
+                .get(topic_id)
+                .and_then(|local| per_topic.get_mut(usize::from(local)))
+            else {
                 continue;
             };
-            let count = u64::try_from(count).unwrap_or(0);
+            let entry = slot.get_or_insert((0, t, t));
+            entry.0 += 1;
+            entry.1 = entry.1.min(t);
+            entry.2 = entry.2.max(t);
+        }
+        drop(rows);
+        for (local, counted) in per_topic.into_iter().enumerate() {
+            let (Some((count, first, last)), Ok(local)) = (counted, u16::try_from(local)) else {
+                continue;
+            };
             scan.channel_counts.insert(local, count);
             scan.message_count += count;
             let (Ok(first), Ok(last)) = (u64::try_from(first), u64::try_from(last.max(0))) else {
@@ -255,7 +285,6 @@ impl SqliteScan {
                 None => (first, last),
             });
         }
-        drop(rows);
         let head: Option<Vec<u8>> = conn
             .query_row(
                 "SELECT substr(data, 1, 4) FROM messages ORDER BY timestamp LIMIT 1",
@@ -325,38 +354,109 @@ struct Row {
     id: i64,
     topic_id: i64,
     timestamp: i64,
-    /// `None` when the blob is larger than a message may be (its bytes were not read).
-    data: Option<Vec<u8>>,
+    /// Where its blob is in the page's buffer; `None` when the blob is larger than a message
+    /// may be (its bytes were not read).
+    data: Option<std::ops::Range<usize>>,
     size: i64,
 }
+
+/// What [`take_rows`] took.
+struct Taken {
+    /// Rows taken.
+    rows: i64,
+    /// The page holds [`PAGE_BYTES`] of blobs: it ended early.
+    full: bool,
+    /// A row at or past the end time was met (and not taken).
+    past_end: bool,
+}
+
+/// Moves `rows` into `page` (blobs into `page_bytes`) until [`PAGE_BYTES`] are held or a row
+/// logged at or after `end` comes.
+fn take_rows(
+    rows: &mut rusqlite::Rows<'_>,
+    page: &mut VecDeque<Row>,
+    page_bytes: &mut Vec<u8>,
+    end: i64,
+) -> Result<Taken, SqliteError> {
+    let mut taken = Taken {
+        rows: 0,
+        full: false,
+        past_end: false,
+    };
+    while let Some(row) = rows.next().map_err(sqlite("read the messages"))? {
+        let timestamp: i64 = row.get(2).map_err(sqlite("read the messages"))?;
+        if timestamp >= end {
+            taken.past_end = true;
+            break;
+        }
+        let blob = row
+            .get_ref(4)
+            .and_then(|v| Ok(v.as_blob_or_null()?))
+            .map_err(sqlite("read the messages"))?;
+        let data = blob.map(|b| {
+            let start = page_bytes.len();
+            page_bytes.extend_from_slice(b);
+            start..page_bytes.len()
+        });
+        taken.rows += 1;
+        page.push_back(Row {
+            id: row.get(0).map_err(sqlite("read the messages"))?,
+            topic_id: row.get(1).map_err(sqlite("read the messages"))?,
+            timestamp,
+            size: row.get(3).map_err(sqlite("read the messages"))?,
+            data,
+        });
+        if page_bytes.len() >= PAGE_BYTES {
+            taken.full = true;
+            break;
+        }
+    }
+    Ok(taken)
+}
+
+/// The columns a page reads, `?1` being the largest blob read (a larger one comes back NULL,
+/// its bytes unread, and is reported).
+const PAGE_COLUMNS: &str =
+    "SELECT id, topic_id, timestamp, length(data), CASE WHEN length(data) <= ?1 THEN data END";
 
 /// Reads a `.db3` file's messages in (timestamp, id) order, a page at a time.
 pub(crate) struct SqliteCursor {
     conn: Connection,
-    /// The last row handed out, where the next page starts.
+    /// Timestamps never decrease in `id` order (see [`SqliteIndex::in_id_order`]).
+    in_id_order: bool,
+    /// The last row handed out, where the next page starts (read by time).
     after: Option<(i64, i64)>,
+    /// The next row to read (read in `id` order; `None` before the first page).
+    next_id: Option<i64>,
     start: i64,
     end: i64,
     page: VecDeque<Row>,
+    /// The blobs of the page's rows, one after another (one allocation per page, not per row).
+    page_bytes: Vec<u8>,
     /// The previous page was the last.
     exhausted: bool,
     current: Vec<u8>,
 }
 
 impl SqliteCursor {
-    /// A cursor over messages with `start_ns <= timestamp < end_ns`.
+    /// A cursor over messages with `start_ns <= timestamp < end_ns` of the file `index`
+    /// describes.
     pub(crate) fn new(
         path: &Path,
+        index: &SqliteIndex,
         start_ns: Option<u64>,
         end_ns: Option<u64>,
     ) -> Result<Self, SqliteError> {
         let clamp = |t: u64| i64::try_from(t).unwrap_or(i64::MAX);
         Ok(SqliteCursor {
             conn: open(path)?,
+            in_id_order: index.in_id_order,
             after: None,
+            next_id: None,
             start: start_ns.map_or(0, clamp),
             end: end_ns.map_or(i64::MAX, clamp),
             page: VecDeque::new(),
+            page_bytes: Vec::new(),
             exhausted: false,
             current: Vec::new(),
         })
@@ -364,48 +464,78 @@ impl SqliteCursor {
 
     /// Fetches the next page of rows.
     fn fill(&mut self) -> Result<(), SqliteError> {
-        let (after_t, after_id) = self.after.unwrap_or((i64::MIN, i64::MIN));
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, topic_id, timestamp, length(data), \
-                 CASE WHEN length(data) <= ?1 THEN data END FROM messages \
-                 WHERE timestamp >= ?2 AND timestamp < ?3 \
-                 AND (timestamp > ?4 OR (timestamp = ?4 AND id > ?5)) \
-                 ORDER BY timestamp, id LIMIT ?6",
-            )
-            .map_err(sqlite("read the messages"))?;
+        self.page_bytes.clear();
         let limit = i64::try_from(MAX_RECORD_BYTES).unwrap_or(i64::MAX);
-        let mut rows = stmt
-            .query(rusqlite::params![
-                limit,
-                self.start.max(after_t),
-                self.end,
-                after_t,
-                after_id,
-                PAGE_ROWS
-            ])
-            .map_err(sqlite("read the messages"))?;
-        let (mut count, mut bytes) = (0i64, 0usize);
-        while let Some(row) = rows.next().map_err(sqlite("read the messages"))? {
-            let data = row
-                .get_ref(4)
-                .and_then(|v| Ok(v.as_blob_or_null()?.map(<[u8]>::to_vec)))
+        let taken = if self.in_id_order {
+            // Rows in table order, stopping at the first one past the end: a sequential read
+            // of the table, where going through the timestamp index looks each row up.
+            let next_id = match self.next_id {
+                Some(id) => id,
+                None => {
+                    let first: Option<i64> = self
+                        .conn
+                        .query_row(
+                            "SELECT id FROM messages WHERE timestamp >= ?1 \
+                             ORDER BY timestamp, id LIMIT 1",
+                            [self.start],
+                            |row| row.get(0),
+                        )
+                        .map(Some)
+                        .or_else(|e| match e {
+                            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                            e => Err(e),
+                        })
+                        .map_err(sqlite("read the messages"))?;
+                    match first {
+                        Some(id) => id,
+                        None => {
+                            self.exhausted = true;
+                            return Ok(());
+                        }
+                    }
+                }
+            };
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "{PAGE_COLUMNS} FROM messages WHERE id >= ?2 ORDER BY id LIMIT ?3"
+                ))
                 .map_err(sqlite("read the messages"))?;
-            bytes += data.as_ref().map_or(0, Vec::len);
-            count += 1;
-            self.page.push_back(Row {
-                id: row.get(0).map_err(sqlite("read the messages"))?,
-                topic_id: row.get(1).map_err(sqlite("read the messages"))?,
-                timestamp: row.get(2).map_err(sqlite("read the messages"))?,
-                size: row.get(3).map_err(sqlite("read the messages"))?,
-                data,
-            });
-            if bytes >= PAGE_BYTES {
-                break;
+            let mut rows = stmt
+                .query(rusqlite::params![limit, next_id, PAGE_ROWS])
+                .map_err(sqlite("read the messages"))?;
+            let taken = take_rows(&mut rows, &mut self.page, &mut self.page_bytes, self.end)?;
+            self.next_id = match self.page.back() {
+                Some(last) => last.id.checked_add(1),
+                None => Some(next_id),
+            };
+            if self.next_id.is_none() {
+                self.exhausted = true;
             }
-        }
-        if count < PAGE_ROWS && bytes < PAGE_BYTES {
+            taken
+        } else {
+            let (after_t, after_id) = self.after.unwrap_or((i64::MIN, i64::MIN));
+            let mut stmt = self
+                .conn
+                .prepare(&format!(
+                    "{PAGE_COLUMNS} FROM messages WHERE timestamp >= ?2 AND timestamp < ?3 \
+                     AND (timestamp > ?4 OR (timestamp = ?4 AND id > ?5)) \
+                     ORDER BY timestamp, id LIMIT ?6"
+                ))
+                .map_err(sqlite("read the messages"))?;
+            let mut rows = stmt
+                .query(rusqlite::params![
+                    limit,
+                    self.start.max(after_t),
+                    self.end,
+                    after_t,
+                    after_id,
+                    PAGE_ROWS
+                ])
+                .map_err(sqlite("read the messages"))?;
+            take_rows(&mut rows, &mut self.page, &mut self.page_bytes, self.end)?
+        };
+        if taken.past_end || (taken.rows < PAGE_ROWS && !taken.full) {
             self.exhausted = true;
         }
         Ok(())
@@ -416,7 +546,7 @@ impl SqliteCursor {
     /// error that names it, and the reader stops the part there: what came before it was read.
     pub(crate) fn next(
         &mut self,
-        topic_ids: &HashMap<i64, u16>,
+        topic_ids: &IdMap,
         mut wanted: impl FnMut(u16) -> bool,
     ) -> Result<Option<SqliteMessage<'_>>, SqliteError> {
         loop {
@@ -433,7 +563,7 @@ impl SqliteCursor {
                 continue;
             };
             self.after = Some((row.timestamp, row.id));
-            let Some(&channel) = topic_ids.get(&row.topic_id) else {
+            let Some(channel) = topic_ids.get(row.topic_id) else {
                 return Err(SqliteError::BadRow {
                     id: row.id,
                     what: format!(
@@ -451,7 +581,7 @@ impl SqliteCursor {
                     what: format!("has a negative timestamp ({})", row.timestamp),
                 });
             };
-            let Some(data) = row.data else {
+            let Some(data) = row.data.and_then(|r| self.page_bytes.get(r)) else {
                 return Err(SqliteError::TooLarge {
                     id: row.id,
                     bytes: row.size,
@@ -460,7 +590,7 @@ impl SqliteCursor {
             };
             if data.get(..4) == Some(&ZSTD_MAGIC[..]) {
                 self.current.clear();
-                let decoder = zstd::stream::read::Decoder::new(data.as_slice())
+                let decoder = zstd::stream::read::Decoder::new(data)
                     .map_err(|source| SqliteError::Decompress { id: row.id, source })?;
                 decoder
                     .take(MAX_RECORD_BYTES as u64 + 1)
@@ -473,13 +603,16 @@ impl SqliteCursor {
                         limit: MAX_RECORD_BYTES,
                     });
                 }
-            } else {
-                self.current = data;
+                return Ok(Some(SqliteMessage {
+                    channel,
+                    log_time_ns,
+                    data: &self.current,
+                }));
             }
             return Ok(Some(SqliteMessage {
                 channel,
                 log_time_ns,
-                data: &self.current,
+                data,
             }));
         }
     }
@@ -547,9 +680,9 @@ mod tests {
         start: Option<u64>,
         end: Option<u64>,
     ) -> Result<Vec<(u16, u64, Vec<u8>)>, SqliteError> {
-        let mut cursor = SqliteCursor::new(path, start, end)?;
+        let mut cursor = SqliteCursor::new(path, &scan.index, start, end)?;
         let mut out = Vec::new();
-        while let Some(m) = cursor.next(&scan.topic_ids, |_| true)? {
+        while let Some(m) = cursor.next(&scan.index.topic_ids, |_| true)? {
             out.push((m.channel, m.log_time_ns, m.data.to_vec()));
         }
         Ok(out)
@@ -564,39 +697,47 @@ mod tests {
     #[test]
     fn pages_come_in_timestamp_then_id_order_and_time_filters_hold() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("b_0.db3");
-        // 3000 rows, 7 to a timestamp, inserted out of time order, on two topics.
-        let rows: Vec<(i64, i64, Vec<u8>)> = (0..3000u32)
+        // 3000 rows, 7 to a timestamp, on two topics: inserted out of time order (read through
+        // the timestamp index), and in time order (read in table order).
+        let shuffled: Vec<(i64, i64, Vec<u8>)> = (0..3000u32)
             .map(|i| (1 + i64::from(i % 2), 1000 - i64::from(i / 7), payload(i)))
             .collect();
-        db3(&path, false, &rows);
-        let scan = SqliteScan::scan(&path).unwrap();
-        assert_eq!(scan.message_count, 3000);
-        assert_eq!(scan.channel_counts.values().sum::<u64>(), 3000);
-        assert_eq!(scan.time_range_ns, Some((1000 - 428, 1000)));
-        let got = read_all(&path, &scan, None, None).unwrap();
-        let mut want: Vec<(i64, usize)> = rows
-            .iter()
-            .enumerate()
-            .map(|(id, (_, t, _))| (*t, id))
-            .collect();
-        want.sort();
-        let want: Vec<(u16, u64, Vec<u8>)> = want
-            .iter()
-            .map(|&(t, id)| {
-                let (topic, _, data) = &rows[id];
-                (u16::try_from(topic - 1).unwrap(), t as u64, data.clone())
-            })
-            .collect();
-        assert_eq!(got, want);
-        let window = read_all(&path, &scan, Some(700), Some(800)).unwrap();
-        assert!(!window.is_empty());
-        assert!(window.iter().all(|(_, t, _)| (700..800).contains(t)));
-        let expected = want
-            .iter()
-            .filter(|(_, t, _)| (700..800).contains(t))
-            .count();
-        assert_eq!(window.len(), expected);
+        let mut sorted = shuffled.clone();
+        sorted.sort_by_key(|&(_, t, _)| t);
+        for (name, rows, in_id_order) in [("shuffled", &shuffled, false), ("sorted", &sorted, true)]
+        {
+            let path = dir.path().join(format!("{name}.db3"));
+            db3(&path, false, rows);
+            let scan = SqliteScan::scan(&path).unwrap();
+            assert_eq!(scan.index.in_id_order, in_id_order, "{name}");
+            assert_eq!(scan.message_count, 3000);
+            assert_eq!(scan.channel_counts.values().sum::<u64>(), 3000);
+            assert_eq!(scan.time_range_ns, Some((1000 - 428, 1000)));
+            let got = read_all(&path, &scan, None, None).unwrap();
+            let mut want: Vec<(i64, usize)> = rows
+                .iter()
+                .enumerate()
+                .map(|(id, (_, t, _))| (*t, id))
+                .collect();
+            want.sort();
+            let want: Vec<(u16, u64, Vec<u8>)> = want
+                .iter()
+                .map(|&(t, id)| {
+                    let (topic, _, data) = &rows[id];
+                    (u16::try_from(topic - 1).unwrap(), t as u64, data.clone())
+                })
+                .collect();
+            assert_eq!(got, want, "{name}");
+            for (a, b) in [(700, 800), (572, 573), (999, 2000), (0, 572), (800, 800)] {
+                let window = read_all(&path, &scan, Some(a), Some(b)).unwrap();
+                let expected: Vec<_> = want
+                    .iter()
+                    .filter(|(_, t, _)| (a..b).contains(t))
+                    .cloned()
+                    .collect();
+                assert_eq!(window, expected, "{name} {a}..{b}");
+            }
+        }
     }
 
     #[test]
@@ -660,9 +801,14 @@ mod tests {
         let path = dir.path().join("stray.db3");
         db3(&path, false, &[(1, 1, payload(1)), (9, 2, payload(2))]);
         let scan = SqliteScan::scan(&path).unwrap();
-        let mut cursor = SqliteCursor::new(&path, None, None).unwrap();
-        assert!(cursor.next(&scan.topic_ids, |_| true).unwrap().is_some());
-        let error = cursor.next(&scan.topic_ids, |_| true).err().unwrap();
+        let mut cursor = SqliteCursor::new(&path, &scan.index, None, None).unwrap();
+        assert!(
+            cursor
+                .next(&scan.index.topic_ids, |_| true)
+                .unwrap()
+                .is_some()
+        );
+        let error = cursor.next(&scan.index.topic_ids, |_| true).err().unwrap();
         assert!(error.to_string().contains("topic id 9"), "{error}");
 
         let path = dir.path().join("garbage.db3");
