@@ -45,6 +45,7 @@ use crate::ui::welcome::welcome_ui;
 mod commands;
 mod follow;
 mod icon;
+mod layouts;
 pub mod open;
 pub mod save_job;
 pub mod screenshot;
@@ -105,6 +106,8 @@ pub struct Scope {
     pub cursors: Cursors,
     /// Range summaries of the plotted signals, for the cursors' statistics.
     range_indexes: RangeIndexes<SignalRef>,
+    /// A layout file read, to be checked against the recording once it is loaded.
+    pending_layout: Option<layouts::PendingLayout>,
 }
 
 impl std::fmt::Debug for Scope {
@@ -149,6 +152,7 @@ impl Scope {
             notice: None,
             cursors: Cursors::default(),
             range_indexes: RangeIndexes::default(),
+            pending_layout: None,
         }
     }
 
@@ -280,13 +284,6 @@ impl Scope {
         self.right = RightPanel::Cursors;
     }
 
-    fn remember(&mut self, path: &std::path::Path) {
-        let s = path.display().to_string();
-        self.persisted.recent.retain(|p| p != &s);
-        self.persisted.recent.insert(0, s);
-        self.persisted.recent.truncate(RECENT_MAX);
-    }
-
     fn is_live(&self) -> bool {
         self.recording
             .as_ref()
@@ -324,6 +321,7 @@ impl Scope {
         let menu = MenuState {
             recording: self.recording.as_ref(),
             recent: &self.persisted.recent,
+            recent_layouts: &self.persisted.recent_layouts,
             saving: self.is_saving(),
             opening: self.is_opening(),
         };
@@ -455,6 +453,10 @@ impl Scope {
                     self.path_entry = None;
                     self.save_recording_to(dir);
                 }
+                Action::SaveLayout => self.save_layout(),
+                Action::OpenLayout => self.open_layout(),
+                Action::SaveLayoutTo(path) => self.save_layout_to(path),
+                Action::OpenLayoutFrom(path) => self.open_layout_from(path),
                 Action::PickFile => self.pick(PickKind::File),
                 Action::PickFolder => self.pick(PickKind::Folder),
                 Action::ShowConnectDialog => self.connect_form.open = true,
@@ -659,6 +661,14 @@ impl eframe::App for Scope {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, eframe::APP_KEY, &self.persisted);
     }
+}
+
+/// Puts `path` first in `recent` (once), keeping the [`RECENT_MAX`] latest.
+fn remember(recent: &mut Vec<String>, path: &std::path::Path) {
+    let s = path.display().to_string();
+    recent.retain(|p| p != &s);
+    recent.insert(0, s);
+    recent.truncate(RECENT_MAX);
 }
 
 /// Restores what was saved by [`eframe::App::save`].

@@ -22,6 +22,8 @@ pub struct Args {
     pub demo_recording: bool,
     /// Render one frame to this PNG and exit.
     pub screenshot_to: Option<PathBuf>,
+    /// A layout file to show (`--layout`).
+    pub layout: Option<PathBuf>,
 }
 
 /// `--capture-mb` unless given.
@@ -55,6 +57,10 @@ struct Cli {
     /// Render one frame once loaded, write it to this file (PNG) and exit.
     #[arg(long, value_name = "OUT.png")]
     screenshot_to: Option<PathBuf>,
+    /// Show this layout file (File > Save Layout writes one): its plots, how each signal is
+    /// drawn, the cursors and the time axis. Fields the recording lacks are left out and named.
+    #[arg(long, value_name = "FILE.yaml")]
+    layout: Option<PathBuf>,
     #[command(flatten, next_help_heading = "Live capture")]
     zenoh: ZenohArgs,
     /// What to capture (default **, everything); repeatable.
@@ -100,6 +106,7 @@ impl Cli {
             live,
             demo_recording: self.demo_recording,
             screenshot_to: self.screenshot_to,
+            layout: self.layout,
         }
     }
 }
@@ -131,6 +138,8 @@ mod tests {
         let a = args(&["bag", "--screenshot-to", "o.png"]).expect("parses");
         assert_eq!(a.path, Some("bag".into()));
         assert_eq!(a.screenshot_to, Some("o.png".into()));
+        let a = args(&["bag", "--layout", "l.yaml"]).expect("parses");
+        assert_eq!(a.layout, Some("l.yaml".into()));
         assert!(a.live.is_none());
         assert!(args(&["--screenshot-to"]).is_err());
         assert!(args(&["--bogus"]).is_err());

@@ -12,6 +12,7 @@ pub mod default_layout;
 pub mod envelope;
 pub mod inspector;
 pub mod layout;
+pub mod layout_file;
 pub mod loader;
 pub mod log_lines;
 pub mod range_stats;

@@ -85,6 +85,22 @@ pub enum Error {
         /// The topic id.
         topic: u32,
     },
+    /// A layout file could not be read or written.
+    #[error(transparent)]
+    Layout(#[from] crate::data::layout_file::LayoutFileError),
+    /// A layout names fields the open recording does not have: the rest of it is shown.
+    #[error(
+        "the layout {} names {} this recording does not have (the rest is shown): {}",
+        path.display(),
+        if missing.len() == 1 { "a field" } else { "fields" },
+        missing.join(", ")
+    )]
+    LayoutFieldsMissing {
+        /// The layout file.
+        path: PathBuf,
+        /// `topic/path` of each missing field.
+        missing: Vec<String>,
+    },
     /// File > Save Recording with no live capture open.
     #[error("Save Recording: nothing is being captured")]
     NothingCaptured,

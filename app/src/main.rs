@@ -1,5 +1,5 @@
-//! `scope [PATH | --demo-recording | --connect ENDPOINT] [--screenshot-to OUT.png]` (see
-//! `scope --help`)
+//! `scope [PATH | --demo-recording | --connect ENDPOINT] [--layout FILE.yaml]
+//! [--screenshot-to OUT.png]` (see `scope --help`)
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -39,6 +39,9 @@ fn main() -> ExitCode {
                 (None, Some(live)) => app.start_live(live),
                 (None, None) if args.demo_recording => app.open_demo_recording(),
                 (None, None) => app.open_demo(),
+            }
+            if let Some(layout) = args.layout {
+                app.open_layout_from(layout);
             }
             if let Some(out) = args.screenshot_to {
                 app.screenshot_to(out, code);

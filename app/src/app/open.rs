@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 
+use crate::data::layout_file::LayoutFile;
 use crate::data::source::{DataSource, RecordingSource};
 use crate::error::Error;
 
@@ -28,6 +29,15 @@ pub fn native_dialog() -> PickPath {
                 .set_title("Save recording as (a new bag directory)")
                 .set_file_name("capture")
                 .save_file(),
+            PickKind::SaveLayout => rfd::FileDialog::new()
+                .set_title("Save layout")
+                .add_filter("Layout", &["yaml", "yml"])
+                .set_file_name("layout.yaml")
+                .save_file(),
+            PickKind::OpenLayout => rfd::FileDialog::new()
+                .set_title("Open layout")
+                .add_filter("Layout", &["yaml", "yml"])
+                .pick_file(),
         }
     })
 }
@@ -46,6 +56,10 @@ pub enum OpenEvent {
     },
     /// Opening failed.
     Failed(Error),
+    /// A layout file was written here.
+    LayoutSaved(PathBuf),
+    /// A layout file was read.
+    LayoutRead(PathBuf, LayoutFile),
 }
 
 impl std::fmt::Debug for dyn DataSource {
@@ -105,6 +119,57 @@ pub fn pick_in_background(
     spawn("scope-dialog", tx, repaint, move || match pick(kind) {
         Some(path) => open_path(path, false),
         None => OpenEvent::NothingPicked(kind),
+    })
+}
+
+/// Where a layout file goes or comes from: a path, or whatever the dialog picks.
+pub enum LayoutTarget {
+    /// This file.
+    Path(PathBuf),
+    /// The dialog's choice.
+    Pick(PickPath),
+}
+
+/// Writes `file` on a worker thread (to the path the dialog picks, for a [`LayoutTarget::Pick`]).
+pub fn save_layout_in_background(
+    file: LayoutFile,
+    target: LayoutTarget,
+    tx: Sender<OpenEvent>,
+    repaint: Arc<dyn Fn() + Send + Sync>,
+) -> Result<(), Error> {
+    spawn("scope-layout", tx, repaint, move || {
+        let path = match target {
+            LayoutTarget::Path(p) => p,
+            LayoutTarget::Pick(pick) => match pick(PickKind::SaveLayout) {
+                Some(p) => p,
+                None => return OpenEvent::NothingPicked(PickKind::SaveLayout),
+            },
+        };
+        match file.write(&path) {
+            Ok(()) => OpenEvent::LayoutSaved(path),
+            Err(e) => OpenEvent::Failed(e.into()),
+        }
+    })
+}
+
+/// Reads a layout file on a worker thread.
+pub fn read_layout_in_background(
+    target: LayoutTarget,
+    tx: Sender<OpenEvent>,
+    repaint: Arc<dyn Fn() + Send + Sync>,
+) -> Result<(), Error> {
+    spawn("scope-layout", tx, repaint, move || {
+        let path = match target {
+            LayoutTarget::Path(p) => p,
+            LayoutTarget::Pick(pick) => match pick(PickKind::OpenLayout) {
+                Some(p) => p,
+                None => return OpenEvent::NothingPicked(PickKind::OpenLayout),
+            },
+        };
+        match LayoutFile::read(&path) {
+            Ok(file) => OpenEvent::LayoutRead(path, file),
+            Err(e) => OpenEvent::Failed(e.into()),
+        }
     })
 }
 

@@ -67,11 +67,25 @@ impl Scope {
             return;
         };
         let had_plots = !self.persisted.layout.plots.is_empty();
-        self.persisted.layout.retain_present(|s| {
+        let present = |s: &SignalRef| {
             rec.topic_index(&s.topic)
                 .and_then(|i| rec.data(i))
                 .is_some_and(|d| d.field(&s.path).is_some())
-        });
+        };
+        // Each once, in layout order (a signal may be in several plots).
+        let mut missing: Vec<String> = Vec::new();
+        for label in self
+            .persisted
+            .layout
+            .signals()
+            .filter(|s| !present(s))
+            .map(SignalRef::label)
+        {
+            if !missing.contains(&label) {
+                missing.push(label);
+            }
+        }
+        self.persisted.layout.retain_present(present);
         if self.persisted.layout.plots.is_empty() && (had_plots || self.default_layout) {
             self.apply_default_layout();
         }
@@ -81,6 +95,7 @@ impl Scope {
             self.focused_plot = None;
         }
         self.reset_view = true;
+        self.settle_layout_file(missing);
     }
 
     /// Part of `logic`: a recording just opened shows its whole time range, whatever the

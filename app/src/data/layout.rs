@@ -74,6 +74,9 @@ pub struct Persisted {
     pub recent: Vec<String>,
     /// The plot layout.
     pub layout: Layout,
+    /// Recent layout files, most recent first.
+    #[serde(default)]
+    pub recent_layouts: Vec<String>,
 }
 
 #[cfg(test)]

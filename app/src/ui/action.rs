@@ -30,6 +30,14 @@ pub enum Action {
     ShowPathEntry,
     /// The path entry's Cancel.
     ClosePathEntry,
+    /// File > Save Layout: the dialog, then the layout file.
+    SaveLayout,
+    /// File > Open Layout: the dialog, then the layout file.
+    OpenLayout,
+    /// The path entry's Save, for a layout.
+    SaveLayoutTo(PathBuf),
+    /// File > Recent Layouts, or the path entry's Open, for a layout.
+    OpenLayoutFrom(PathBuf),
     /// File > Quit, or Ctrl+Q.
     Quit,
     /// Help > Controls, F1 or `?`: show or hide the list of every control.

@@ -103,6 +103,7 @@ pub fn cursor_panel_ui(
                     .on_hover_text(format!("Plot {}", pi + 1));
                     summarising |= signal_ui(
                         ui,
+                        (pi, si),
                         (rec, signal, cursors),
                         view,
                         indexes,
@@ -121,6 +122,8 @@ pub fn cursor_panel_ui(
 /// One signal's readings and statistics; true while its summary is being built.
 fn signal_ui(
     ui: &mut egui::Ui,
+    // Where it is in the layout: a signal may be in several plots.
+    place: (usize, usize),
     (rec, signal, cursors): (&Recording, &SignalRef, &Cursors),
     view: &mut PlotView,
     indexes: &mut RangeIndexes<SignalRef>,
@@ -155,7 +158,7 @@ fn signal_ui(
         }
     };
     let mut summarising = false;
-    egui::Grid::new(("scope-cursor-signal", signal))
+    egui::Grid::new(("scope-cursor-signal", place))
         .num_columns(2)
         .max_col_width(value_width)
         .striped(true)

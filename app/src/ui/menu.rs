@@ -15,6 +15,8 @@ pub struct MenuState<'a> {
     pub recording: Option<&'a Recording>,
     /// Recent recordings, most recent first.
     pub recent: &'a [String],
+    /// Recent layout files, most recent first.
+    pub recent_layouts: &'a [String],
     /// A Save Recording is running (another cannot start).
     pub saving: bool,
     /// A recording is being opened.
@@ -84,6 +86,25 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
         }
         if let Some(path) = chosen {
             choose(ui, true, Action::Open(path), actions);
+        }
+    });
+    ui.separator();
+    let clicked = ui.button("Save Layout...").clicked();
+    choose(ui, clicked, Action::SaveLayout, actions);
+    let clicked = ui.button("Open Layout...").clicked();
+    choose(ui, clicked, Action::OpenLayout, actions);
+    ui.menu_button("Recent Layouts", |ui| {
+        if state.recent_layouts.is_empty() {
+            ui.label("No recent layouts");
+        }
+        let mut chosen = None;
+        for path in state.recent_layouts {
+            if ui.button(path).clicked() {
+                chosen = Some(PathBuf::from(path));
+            }
+        }
+        if let Some(path) = chosen {
+            choose(ui, true, Action::OpenLayoutFrom(path), actions);
         }
     });
     ui.separator();

@@ -15,6 +15,10 @@ pub enum PickKind {
     Folder,
     /// A new bag directory to save the live capture into.
     SaveBag,
+    /// A layout file to write (File > Save Layout).
+    SaveLayout,
+    /// A layout file to read (File > Open Layout).
+    OpenLayout,
 }
 
 /// The path entry's state, while it is shown.
@@ -53,6 +57,8 @@ impl PathEntry {
             PickKind::File => ("Open File", "Open"),
             PickKind::Folder => ("Open Folder", "Open"),
             PickKind::SaveBag => ("Save Recording", "Save"),
+            PickKind::SaveLayout => ("Save Layout", "Save"),
+            PickKind::OpenLayout => ("Open Layout", "Open"),
         }
     }
 }
@@ -88,6 +94,7 @@ pub fn path_entry_ui(ctx: &egui::Context, entry: &mut PathEntry) -> PathEntryOut
                         PickKind::File => "/path/to/recording.mcap",
                         PickKind::Folder => "/path/to/bag",
                         PickKind::SaveBag => "/path/to/new-bag",
+                        PickKind::SaveLayout | PickKind::OpenLayout => "/path/to/layout.yaml",
                     })
                     .desired_width(360.0);
                 let response = ui.add(edit).labelled_by(label.id);
@@ -121,6 +128,8 @@ impl PathEntryOutcome {
             PathEntryOutcome::Chosen(path) => Some(match kind {
                 PickKind::File | PickKind::Folder => Action::Open(path),
                 PickKind::SaveBag => Action::SaveRecordingTo(path),
+                PickKind::SaveLayout => Action::SaveLayoutTo(path),
+                PickKind::OpenLayout => Action::OpenLayoutFrom(path),
             }),
         }
     }
