@@ -24,6 +24,7 @@ use crate::data::inspector::Inspector;
 use crate::data::layout::{Layout, Persisted, SignalRef};
 use crate::data::log_lines::LogLines;
 use crate::data::range_stats::RangeIndexes;
+use crate::data::signal_export::ExportProgress;
 use crate::error::Error;
 use crate::live::LiveOptions;
 use crate::recording::Recording;
@@ -43,6 +44,7 @@ use crate::ui::tree::topic_tree_ui;
 use crate::ui::welcome::welcome_ui;
 
 mod commands;
+mod export;
 mod follow;
 mod icon;
 mod layouts;
@@ -108,6 +110,8 @@ pub struct Scope {
     range_indexes: RangeIndexes<SignalRef>,
     /// A layout file read, to be checked against the recording once it is loaded.
     pending_layout: Option<layouts::PendingLayout>,
+    /// How far the running export has got (`None`: none runs).
+    export_progress: Option<Arc<ExportProgress>>,
 }
 
 impl std::fmt::Debug for Scope {
@@ -153,6 +157,7 @@ impl Scope {
             cursors: Cursors::default(),
             range_indexes: RangeIndexes::default(),
             pending_layout: None,
+            export_progress: None,
         }
     }
 
@@ -322,6 +327,10 @@ impl Scope {
             recording: self.recording.as_ref(),
             recent: &self.persisted.recent,
             recent_layouts: &self.persisted.recent_layouts,
+            exporting: self
+                .export_progress
+                .as_deref()
+                .map(ExportProgress::fraction),
             saving: self.is_saving(),
             opening: self.is_opening(),
         };
@@ -453,6 +462,8 @@ impl Scope {
                     self.path_entry = None;
                     self.save_recording_to(dir);
                 }
+                Action::ExportSignals => self.export_signals(None),
+                Action::ExportSignalsTo(path) => self.export_signals(Some(path)),
                 Action::SaveLayout => self.save_layout(),
                 Action::OpenLayout => self.open_layout(),
                 Action::SaveLayoutTo(path) => self.save_layout_to(path),

@@ -17,5 +17,6 @@ pub mod loader;
 pub mod log_lines;
 pub mod range_stats;
 pub mod series;
+pub mod signal_export;
 pub mod source;
 pub mod topic_data;

@@ -101,6 +101,11 @@ pub enum Error {
         /// `topic/path` of each missing field.
         missing: Vec<String>,
     },
+    /// File > Export Signals with no signal plotted.
+    #[error(
+        "Export Signals: no signal is plotted (plot one first; the plotted signals are exported)"
+    )]
+    NothingToExport,
     /// File > Save Recording with no live capture open.
     #[error("Save Recording: nothing is being captured")]
     NothingCaptured,

@@ -17,7 +17,7 @@ use scope::app::open::PickPath;
 mod bag_common;
 // Not every test file uses every helper.
 #[allow(unused_imports)]
-pub use bag_common::{free_port, oracle_dir, wait_until};
+pub use bag_common::{free_port, oracle_dir, python_can_import, run_python_peer, wait_until};
 
 /// The log time the test bags start at.
 pub const T0: u64 = 1_700_000_000_000_000_000;

@@ -74,6 +74,7 @@ mod capnp_flat;
 mod capnp_schema;
 mod cdr;
 mod error;
+pub mod export;
 mod json;
 mod leaves;
 mod plan;

@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::app::open::{
-    LayoutTarget, OpenEvent, PickKind, demo_in_background, open_in_background, pick_in_background,
-    read_layout_in_background, save_layout_in_background,
+    FileTarget, OpenEvent, PickKind, demo_in_background, export_in_background, open_in_background,
+    pick_in_background, read_layout_in_background, save_layout_in_background,
 };
 use crate::app::{Scope, remember};
 use crate::data::inspector::Inspector;
 use crate::data::layout_file::LayoutFile;
+use crate::data::signal_export::{ExportProgress, SignalColumn};
 use crate::live::{LiveCapture, LiveOptions};
 use crate::recording::Recording;
 use crate::ui::path_entry::PathEntry;
@@ -30,6 +31,19 @@ pub(super) enum Command {
     SaveLayout(LayoutFile, Option<PathBuf>),
     /// Read a layout (from the path, or where the dialog says).
     OpenLayout(Option<PathBuf>),
+    /// Export signals (to the path, or where the dialog says).
+    Export {
+        /// The signals.
+        columns: Vec<SignalColumn>,
+        /// Log times, both included.
+        range_ns: (u64, u64),
+        /// The recording's start.
+        t0_ns: u64,
+        /// Where.
+        path: Option<PathBuf>,
+        /// Shared with the menu bar.
+        progress: Arc<ExportProgress>,
+    },
 }
 
 /// What worker threads call when they have something new.
@@ -37,10 +51,10 @@ pub(super) type Repaint = Arc<dyn Fn() + Send + Sync>;
 
 impl Scope {
     /// `path`, or the dialog when there is none.
-    fn layout_target(&self, path: Option<PathBuf>) -> LayoutTarget {
+    fn file_target(&self, path: Option<PathBuf>) -> FileTarget {
         match path {
-            Some(p) => LayoutTarget::Path(p),
-            None => LayoutTarget::Pick(Arc::clone(&self.pick)),
+            Some(p) => FileTarget::Path(p),
+            None => FileTarget::Pick(Arc::clone(&self.pick)),
         }
     }
 
@@ -55,12 +69,28 @@ impl Scope {
                 }
                 Command::DemoRecording => demo_in_background(tx, Arc::clone(repaint)),
                 Command::SaveLayout(file, path) => {
-                    let target = self.layout_target(path);
+                    let target = self.file_target(path);
                     save_layout_in_background(file, target, tx, Arc::clone(repaint))
                 }
                 Command::OpenLayout(path) => {
-                    let target = self.layout_target(path);
+                    let target = self.file_target(path);
                     read_layout_in_background(target, tx, Arc::clone(repaint))
+                }
+                Command::Export {
+                    columns,
+                    range_ns,
+                    t0_ns,
+                    path,
+                    progress,
+                } => {
+                    let target = self.file_target(path);
+                    export_in_background(
+                        columns,
+                        (range_ns, t0_ns),
+                        target,
+                        progress,
+                        (tx, Arc::clone(repaint)),
+                    )
                 }
                 Command::Live(options) => {
                     self.start_capture(options, repaint);
@@ -92,6 +122,9 @@ impl Scope {
             self.opening = self.opening.saturating_sub(1);
             match event {
                 OpenEvent::NothingPicked(kind) => {
+                    if kind == PickKind::ExportCsv {
+                        self.export_progress = None;
+                    }
                     self.path_entry = Some(PathEntry::after_empty_dialog(kind));
                 }
                 OpenEvent::Failed(e) => self.error = Some(e),
@@ -100,6 +133,16 @@ impl Scope {
                     self.notice = Some(format!("Layout saved to {}", path.display()));
                 }
                 OpenEvent::LayoutRead(path, file) => self.apply_layout_file(path, file),
+                OpenEvent::Exported(result) => {
+                    self.export_progress = None;
+                    match result {
+                        Ok((path, rows)) => {
+                            self.notice =
+                                Some(format!("Exported {rows} rows to {}", path.display()));
+                        }
+                        Err(e) => self.error = Some(e),
+                    }
+                }
                 OpenEvent::Opened { source, demo } => {
                     self.close();
                     if !demo {

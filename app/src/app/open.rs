@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crossbeam_channel::Sender;
 
 use crate::data::layout_file::LayoutFile;
+use crate::data::signal_export::{ExportJob, ExportProgress, SignalColumn};
 use crate::data::source::{DataSource, RecordingSource};
 use crate::error::Error;
 
@@ -38,6 +39,11 @@ pub fn native_dialog() -> PickPath {
                 .set_title("Open layout")
                 .add_filter("Layout", &["yaml", "yml"])
                 .pick_file(),
+            PickKind::ExportCsv => rfd::FileDialog::new()
+                .set_title("Export the plotted signals")
+                .add_filter("CSV", &["csv"])
+                .set_file_name("signals.csv")
+                .save_file(),
         }
     })
 }
@@ -60,6 +66,8 @@ pub enum OpenEvent {
     LayoutSaved(PathBuf),
     /// A layout file was read.
     LayoutRead(PathBuf, LayoutFile),
+    /// An export finished: the file and its rows, or why not.
+    Exported(Result<(PathBuf, u64), Error>),
 }
 
 impl std::fmt::Debug for dyn DataSource {
@@ -122,25 +130,25 @@ pub fn pick_in_background(
     })
 }
 
-/// Where a layout file goes or comes from: a path, or whatever the dialog picks.
-pub enum LayoutTarget {
+/// Where a file goes or comes from: a path, or whatever the dialog picks.
+pub enum FileTarget {
     /// This file.
     Path(PathBuf),
     /// The dialog's choice.
     Pick(PickPath),
 }
 
-/// Writes `file` on a worker thread (to the path the dialog picks, for a [`LayoutTarget::Pick`]).
+/// Writes `file` on a worker thread (to the path the dialog picks, for a [`FileTarget::Pick`]).
 pub fn save_layout_in_background(
     file: LayoutFile,
-    target: LayoutTarget,
+    target: FileTarget,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
     spawn("scope-layout", tx, repaint, move || {
         let path = match target {
-            LayoutTarget::Path(p) => p,
-            LayoutTarget::Pick(pick) => match pick(PickKind::SaveLayout) {
+            FileTarget::Path(p) => p,
+            FileTarget::Pick(pick) => match pick(PickKind::SaveLayout) {
                 Some(p) => p,
                 None => return OpenEvent::NothingPicked(PickKind::SaveLayout),
             },
@@ -152,16 +160,51 @@ pub fn save_layout_in_background(
     })
 }
 
+/// Exports `columns` (to the path the dialog picks, for a [`FileTarget::Pick`]) on a worker
+/// thread, its progress in `progress`.
+pub fn export_in_background(
+    columns: Vec<SignalColumn>,
+    (range_ns, t0_ns): ((u64, u64), u64),
+    target: FileTarget,
+    progress: Arc<ExportProgress>,
+    (tx, repaint): (Sender<OpenEvent>, Arc<dyn Fn() + Send + Sync>),
+) -> Result<(), Error> {
+    spawn("scope-export", tx, repaint, move || {
+        let path = match target {
+            FileTarget::Path(p) => p,
+            FileTarget::Pick(pick) => match pick(PickKind::ExportCsv) {
+                Some(p) => p,
+                None => return OpenEvent::NothingPicked(PickKind::ExportCsv),
+            },
+        };
+        let job = ExportJob {
+            columns,
+            range_ns,
+            t0_ns,
+            path: path.clone(),
+        };
+        OpenEvent::Exported(
+            job.run(&progress)
+                .map(|rows| (path.clone(), rows))
+                .map_err(|source| Error::Io {
+                    what: "exporting the signals to",
+                    path,
+                    source,
+                }),
+        )
+    })
+}
+
 /// Reads a layout file on a worker thread.
 pub fn read_layout_in_background(
-    target: LayoutTarget,
+    target: FileTarget,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
     spawn("scope-layout", tx, repaint, move || {
         let path = match target {
-            LayoutTarget::Path(p) => p,
-            LayoutTarget::Pick(pick) => match pick(PickKind::OpenLayout) {
+            FileTarget::Path(p) => p,
+            FileTarget::Pick(pick) => match pick(PickKind::OpenLayout) {
                 Some(p) => p,
                 None => return OpenEvent::NothingPicked(PickKind::OpenLayout),
             },

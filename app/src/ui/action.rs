@@ -38,6 +38,10 @@ pub enum Action {
     SaveLayoutTo(PathBuf),
     /// File > Recent Layouts, or the path entry's Open, for a layout.
     OpenLayoutFrom(PathBuf),
+    /// File > Export Signals: the dialog, then the CSV file.
+    ExportSignals,
+    /// The path entry's Export.
+    ExportSignalsTo(PathBuf),
     /// File > Quit, or Ctrl+Q.
     Quit,
     /// Help > Controls, F1 or `?`: show or hide the list of every control.

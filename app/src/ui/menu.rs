@@ -17,6 +17,8 @@ pub struct MenuState<'a> {
     pub recent: &'a [String],
     /// Recent layout files, most recent first.
     pub recent_layouts: &'a [String],
+    /// An export runs: how far it has got (0 to 1).
+    pub exporting: Option<f32>,
     /// A Save Recording is running (another cannot start).
     pub saving: bool,
     /// A recording is being opened.
@@ -39,6 +41,13 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Ac
         if state.opening {
             ui.spinner();
             ui.label("Opening...");
+        }
+        if let Some(done) = state.exporting {
+            ui.add(
+                egui::ProgressBar::new(done)
+                    .desired_width(140.0)
+                    .text(format!("Exporting {:.0}%", done * 100.0)),
+            );
         }
     });
 }
@@ -88,6 +97,18 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
             choose(ui, true, Action::Open(path), actions);
         }
     });
+    ui.separator();
+    let clicked = ui
+        .add_enabled(
+            state.recording.is_some() && state.exporting.is_none(),
+            egui::Button::new("Export Signals (CSV)..."),
+        )
+        .on_hover_text(
+            "The plotted signals between the cursors (the whole recording unless both are \
+             placed), on one time column: each signal's last value held",
+        )
+        .clicked();
+    choose(ui, clicked, Action::ExportSignals, actions);
     ui.separator();
     let clicked = ui.button("Save Layout...").clicked();
     choose(ui, clicked, Action::SaveLayout, actions);

@@ -19,6 +19,8 @@ pub enum PickKind {
     SaveLayout,
     /// A layout file to read (File > Open Layout).
     OpenLayout,
+    /// A CSV file to export the plotted signals to (File > Export Signals).
+    ExportCsv,
 }
 
 /// The path entry's state, while it is shown.
@@ -59,6 +61,7 @@ impl PathEntry {
             PickKind::SaveBag => ("Save Recording", "Save"),
             PickKind::SaveLayout => ("Save Layout", "Save"),
             PickKind::OpenLayout => ("Open Layout", "Open"),
+            PickKind::ExportCsv => ("Export Signals", "Export"),
         }
     }
 }
@@ -95,6 +98,7 @@ pub fn path_entry_ui(ctx: &egui::Context, entry: &mut PathEntry) -> PathEntryOut
                         PickKind::Folder => "/path/to/bag",
                         PickKind::SaveBag => "/path/to/new-bag",
                         PickKind::SaveLayout | PickKind::OpenLayout => "/path/to/layout.yaml",
+                        PickKind::ExportCsv => "/path/to/signals.csv",
                     })
                     .desired_width(360.0);
                 let response = ui.add(edit).labelled_by(label.id);
@@ -130,6 +134,7 @@ impl PathEntryOutcome {
                 PickKind::SaveBag => Action::SaveRecordingTo(path),
                 PickKind::SaveLayout => Action::SaveLayoutTo(path),
                 PickKind::OpenLayout => Action::OpenLayoutFrom(path),
+                PickKind::ExportCsv => Action::ExportSignalsTo(path),
             }),
         }
     }
