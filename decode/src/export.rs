@@ -114,7 +114,7 @@ pub fn write_csv(
             line.push('\n');
             out.write_all(line.as_bytes())?;
             rows += 1;
-            if rows % PROGRESS_EVERY == 0 {
+            if rows.is_multiple_of(PROGRESS_EVERY) {
                 progress(samples_done, total);
             }
         }
@@ -126,6 +126,33 @@ pub fn write_csv(
     progress(total, total);
     out.flush()?;
     Ok(rows)
+}
+
+/// Appends float `v` as a table cell: its shortest digits that read back as the same `f64`,
+/// with `.0` on a whole number (or readers take a float column for integers), and `NaN`,
+/// `inf`, `-inf` as pandas and polars read them.
+pub fn push_float(v: f64, out: &mut String) {
+    if v.is_nan() {
+        out.push_str("NaN");
+    } else if v.is_infinite() {
+        out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+    } else {
+        let text = v.to_string();
+        let whole = !text.contains(['.', 'e', 'E']);
+        out.push_str(&text);
+        if whole {
+            out.push_str(".0");
+        }
+    }
+}
+
+/// Appends a decoded value as a table cell: integers exactly, floats by [`push_float`].
+pub fn push_scalar(v: crate::Scalar, out: &mut String) {
+    match v {
+        crate::Scalar::Int(i) => out.push_str(&i.to_string()),
+        crate::Scalar::UInt(u) => out.push_str(&u.to_string()),
+        crate::Scalar::Float(f) => push_float(f, out),
+    }
 }
 
 /// `t - t0` in seconds, every nanosecond exact: `12.000345678`, `-0.5`.

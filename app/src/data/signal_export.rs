@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use decode::LeafKind;
-use decode::export::{ExportColumn, Fill, write_csv};
+use decode::export::{ExportColumn, Fill, push_float, write_csv};
 
 use crate::data::series::is_absent;
 use crate::data::topic_data::TopicData;
@@ -53,21 +53,9 @@ impl ExportColumn for SignalColumn {
             return false;
         }
         let integer = !matches!(field.kind, LeafKind::Float);
-        if integer && let Some(exact) = field.series.exact(i) {
-            out.push_str(&exact.to_string());
-        } else if v.is_nan() {
-            out.push_str("NaN");
-        } else if v.is_infinite() {
-            out.push_str(if v > 0.0 { "inf" } else { "-inf" });
-        } else {
-            // Shortest digits that read back as the same f64, and as a float: a whole number
-            // gets its `.0`, or readers would take a float column for integers.
-            let text = v.to_string();
-            let whole = !text.contains(['.', 'e', 'E']);
-            out.push_str(&text);
-            if whole {
-                out.push_str(".0");
-            }
+        match field.series.exact(i).filter(|_| integer) {
+            Some(exact) => out.push_str(&exact.to_string()),
+            None => push_float(v, out),
         }
         true
     }

@@ -11,6 +11,7 @@ macro_rules! outln {
 
 mod cat;
 mod export;
+mod export_csv;
 mod format;
 mod info;
 mod live_command;
@@ -43,7 +44,7 @@ pub struct Cli {
 }
 
 /// Which messages: topics and a time range.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct Range {
     /// Only these topics (repeat or separate with commas).
     #[arg(long, value_delimiter = ',', num_args = 1..)]
@@ -221,13 +222,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write a sub-range of a recording (by time and topics) as a new bag, byte for byte.
+    /// Write a sub-range of a recording (by time and topics) as a new bag, byte for byte; or
+    /// chosen fields as a CSV table (--format csv).
     ///
-    /// The new index names the source and the range, and carries the source's drop count.
+    /// A bag: the new index names the source and the range, and carries the source's drop
+    /// count. CSV: a header `time_ns,time_s,TOPIC/FIELD...`, a row per sample time of any of
+    /// the fields (several samples at one time keep a row each), 64-bit integers exact, floats
+    /// in their shortest exact digits, empty where a message did not carry the field.
     Export {
-        /// A bag directory, a .mcap file or a rosbag2 directory.
+        /// A bag directory, a .mcap or .bag file, or a rosbag2 directory.
         path: PathBuf,
-        /// The new bag directory (must not exist or be empty).
+        /// The new bag directory (must not exist or be empty), or the new CSV file.
         #[arg(short, long)]
         out: PathBuf,
         #[command(flatten)]
@@ -235,6 +240,17 @@ enum Command {
         /// Chunk compression of the new bag: zstd, lz4 or none.
         #[arg(long, default_value = "zstd")]
         compression: bag::Compression,
+        /// What to write: a bag, or a CSV table of --fields.
+        #[arg(long, value_enum, default_value = "bag")]
+        format: ExportFormat,
+        /// For --format csv: the fields, as TOPIC/FIELD (`bag cat --json` shows the field
+        /// names); repeat, or separate with commas.
+        #[arg(long, value_delimiter = ',', num_args = 1..)]
+        fields: Vec<String>,
+        /// For --format csv: on a row where a field has no sample, its last value (hold) or
+        /// nothing (empty).
+        #[arg(long, value_enum, default_value = "hold")]
+        fill: FillMode,
     },
     /// Rebuild metadata.yaml from the parts and rewrite torn parts as complete MCAP files.
     ///
@@ -257,6 +273,33 @@ enum Command {
     Play(play::PlayArgs),
     /// Publish a simulated vehicle on zenoh, to try record, play and the scope without hardware.
     Sim(sim::SimArgs),
+}
+
+/// What `bag export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A new bag, every message byte for byte.
+    Bag,
+    /// A CSV table of chosen fields.
+    Csv,
+}
+
+/// What a CSV export shows where a field has no sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FillMode {
+    /// The field's last value.
+    Hold,
+    /// Nothing.
+    Empty,
+}
+
+impl From<FillMode> for decode::export::Fill {
+    fn from(f: FillMode) -> Self {
+        match f {
+            FillMode::Hold => decode::export::Fill::Hold,
+            FillMode::Empty => decode::export::Fill::Empty,
+        }
+    }
 }
 
 /// How a command finished.
@@ -292,7 +335,26 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             out,
             range,
             compression,
-        } => export::run(&path, &out, &range, compression),
+            format: ExportFormat::Bag,
+            fields,
+            ..
+        } => {
+            if !fields.is_empty() {
+                return Err(anyhow::Error::new(UsageError(
+                    "--fields chooses the columns of --format csv; a bag keeps every field".into(),
+                )));
+            }
+            export::run(&path, &out, &range, compression)
+        }
+        Command::Export {
+            path,
+            out,
+            range,
+            format: ExportFormat::Csv,
+            fields,
+            fill,
+            ..
+        } => export_csv::run(&path, &out, &fields, &range, fill.into()),
         Command::Record(args) => record::run(&args),
         Command::Play(args) => play::run(&args),
         Command::Sim(args) => sim::run(&args),

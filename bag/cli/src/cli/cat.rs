@@ -74,7 +74,7 @@ pub fn run(path: &Path, range: &Range, as_json: bool, with_data: bool) -> anyhow
     Ok(report_loss(&reader, cursor.issues()))
 }
 
-fn compile(channel: &ChannelInfo) -> Result<Plan, String> {
+pub(super) fn compile(channel: &ChannelInfo) -> Result<Plan, String> {
     let spec = &channel.spec;
     let (encoding, name, data) = match &spec.schema {
         Some(s) => (s.encoding.as_str(), s.name.as_str(), s.data.as_slice()),
