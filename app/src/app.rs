@@ -42,6 +42,7 @@ use crate::ui::status_bar::status_bar_ui;
 use crate::ui::timeline::{Playback, advance, timeline_ui};
 use crate::ui::tree::topic_tree_ui;
 use crate::ui::welcome::welcome_ui;
+use crate::ui::xy_plot::XyAction;
 
 mod commands;
 mod export;
@@ -505,6 +506,27 @@ impl Scope {
                         && signal < p.signals.len()
                     {
                         p.signals.remove(signal);
+                    }
+                }
+                Action::MakeXy { plot, signal } => {
+                    if let Some(p) = self.persisted.layout.plots.get_mut(plot)
+                        && signal < p.signals.len()
+                        && p.signals.len() >= 2
+                    {
+                        p.x = Some(p.signals.remove(signal));
+                    }
+                }
+                Action::Xy { plot, xy } => {
+                    if let Some(p) = self.persisted.layout.plots.get_mut(plot) {
+                        match xy {
+                            XyAction::TimePlot => {
+                                if let Some(x) = p.x.take() {
+                                    p.signals.insert(0, x);
+                                }
+                                p.equal_axes = false;
+                            }
+                            XyAction::EqualAxes(on) => p.equal_axes = on,
+                        }
                     }
                 }
                 Action::RemovePlot(plot) => {

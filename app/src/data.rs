@@ -20,3 +20,4 @@ pub mod series;
 pub mod signal_export;
 pub mod source;
 pub mod topic_data;
+pub mod xy;

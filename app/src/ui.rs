@@ -27,3 +27,4 @@ pub mod time_axis;
 pub mod timeline;
 pub mod tree;
 pub mod welcome;
+pub mod xy_plot;

@@ -49,9 +49,11 @@ fn open_ramp(dir: &Path) -> Harness<'static, Scope> {
         plots: vec![
             PlotSpec {
                 signals: vec![signal("ramp")],
+                ..PlotSpec::default()
             },
             PlotSpec {
                 signals: vec![signal("count")],
+                ..PlotSpec::default()
             },
         ],
     };
@@ -204,9 +206,11 @@ fn cursors_snapshot() {
             plots: vec![
                 PlotSpec {
                     signals: vec![signal("ramp")],
+                    ..PlotSpec::default()
                 },
                 PlotSpec {
                     signals: vec![signal("count")],
+                    ..PlotSpec::default()
                 },
             ],
         },

@@ -49,6 +49,7 @@ fn export_signals_writes_the_cursor_range_on_one_time_column_exactly() {
     *h.state_mut().layout_mut() = Layout {
         plots: vec![PlotSpec {
             signals: vec![signal("ramp"), signal("big")],
+            ..PlotSpec::default()
         }],
     };
     h.state_mut().playback.playhead_ns = T0 + 100 * MS;

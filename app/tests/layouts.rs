@@ -63,9 +63,11 @@ fn a_saved_layout_comes_back_and_on_another_recording_says_what_it_lacks() {
         plots: vec![
             PlotSpec {
                 signals: vec![signal("ramp"), signal("count")],
+                ..PlotSpec::default()
             },
             PlotSpec {
                 signals: vec![signal("count")],
+                ..PlotSpec::default()
             },
         ],
     };
@@ -125,9 +127,7 @@ fn a_saved_layout_comes_back_and_on_another_recording_says_what_it_lacks() {
     );
     assert_eq!(
         h.state().layout().plots,
-        vec![PlotSpec {
-            signals: vec![signal("ramp")]
-        }]
+        vec![PlotSpec::of(vec![signal("ramp")])]
     );
     h.run_steps(2);
     h.get_by_label_contains("names a field this recording does not have");

@@ -89,6 +89,7 @@ fn stack_snapshot_of(
             .iter()
             .map(|p| PlotSpec {
                 signals: p.iter().map(|t| signal(t)).collect(),
+                ..PlotSpec::default()
             })
             .collect(),
     };
@@ -348,9 +349,11 @@ fn a_long_legend_in_an_800_px_window_stays_inside_the_plots_panel() {
         plots: vec![
             PlotSpec {
                 signals: vec![signal(long), signal(other)],
+                ..PlotSpec::default()
             },
             PlotSpec {
                 signals: vec![signal(other)],
+                ..PlotSpec::default()
             },
         ],
     };
@@ -375,6 +378,7 @@ fn plots_keep_to_the_width_they_are_given() {
     let layout = Layout {
         plots: vec![PlotSpec {
             signals: vec![signal(long), signal(long)],
+            ..PlotSpec::default()
         }],
     };
     let mut view = PlotView::default();

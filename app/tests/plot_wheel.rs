@@ -52,12 +52,10 @@ fn the_wheel_zooms_time_around_the_pointer_and_shift_pans_it() {
     let state = State {
         recording: recording(dir.path()),
         layout: Layout {
-            plots: vec![PlotSpec {
-                signals: vec![SignalRef {
-                    topic: "sine".into(),
-                    path: "value".into(),
-                }],
-            }],
+            plots: vec![PlotSpec::of(vec![SignalRef {
+                topic: "sine".into(),
+                path: "value".into(),
+            }])],
         },
         view: PlotView::default(),
     };

@@ -261,8 +261,8 @@ fn layout_of(topics: &[(String, Vec<FieldStats>)], wanted: fn(&FieldStats) -> bo
                 if layout.plots.len() >= MAX_PLOTS {
                     return layout;
                 }
-                layout.plots.push(PlotSpec {
-                    signals: group
+                layout.plots.push(PlotSpec::of(
+                    group
                         .fields
                         .iter()
                         .map(|f| SignalRef {
@@ -270,7 +270,7 @@ fn layout_of(topics: &[(String, Vec<FieldStats>)], wanted: fn(&FieldStats) -> bo
                             path: f.path.clone(),
                         })
                         .collect(),
-                });
+                ));
             }
             if !any {
                 break;

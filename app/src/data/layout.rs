@@ -19,11 +19,27 @@ impl SignalRef {
     }
 }
 
-/// One plot of the stack.
+/// One plot of the stack: signals against time, or (with `x`) against another signal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlotSpec {
-    /// Its signals, drawn in this order.
+    /// Its signals, drawn in this order (on the y axis).
     pub signals: Vec<SignalRef>,
+    /// An XY plot's x signal (`None`: a time plot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<SignalRef>,
+    /// An XY plot keeps one unit on both axes the same length (a map).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub equal_axes: bool,
+}
+
+impl PlotSpec {
+    /// A time plot of `signals`.
+    pub fn of(signals: Vec<SignalRef>) -> Self {
+        PlotSpec {
+            signals,
+            ..PlotSpec::default()
+        }
+    }
 }
 
 /// The stack of plots.
@@ -56,14 +72,17 @@ impl Layout {
         let before = self.signals().count();
         for plot in &mut self.plots {
             plot.signals.retain(&present);
+            plot.x = plot.x.take().filter(&present);
         }
         self.plots.retain(|p| !p.signals.is_empty());
         before - self.signals().count()
     }
 
-    /// Every signal in the layout.
+    /// Every signal in the layout (an XY plot's x first).
     pub fn signals(&self) -> impl Iterator<Item = &SignalRef> {
-        self.plots.iter().flat_map(|p| p.signals.iter())
+        self.plots
+            .iter()
+            .flat_map(|p| p.x.iter().chain(p.signals.iter()))
     }
 }
 
@@ -98,11 +117,6 @@ mod tests {
         layout.add(None, signal("gone", "z"));
         let dropped = layout.retain_present(|s| s.topic != "gone");
         assert_eq!(dropped, 2);
-        assert_eq!(
-            layout.plots,
-            vec![PlotSpec {
-                signals: vec![signal("a", "x")]
-            }]
-        );
+        assert_eq!(layout.plots, vec![PlotSpec::of(vec![signal("a", "x")])]);
     }
 }

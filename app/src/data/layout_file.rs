@@ -86,8 +86,14 @@ pub struct SignalFile {
 /// One plot.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PlotFile {
-    /// Its signals, top of the legend first.
+    /// Its signals, top of the legend first (an XY plot's y signals).
     pub signals: Vec<SignalFile>,
+    /// An XY plot's x signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<SignalFile>,
+    /// An XY plot with one unit the same length on both axes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub equal_axes: bool,
 }
 
 /// Where the cursors are, from the recording's start.
@@ -170,16 +176,17 @@ impl LayoutFile {
             plots: layout
                 .plots
                 .iter()
-                .map(|p| PlotFile {
-                    signals: p
-                        .signals
-                        .iter()
-                        .map(|s| SignalFile {
-                            topic: s.topic.clone(),
-                            path: s.path.clone(),
-                            draw: draw.get(s).map(|&d| d.into()),
-                        })
-                        .collect(),
+                .map(|p| {
+                    let file = |s: &SignalRef| SignalFile {
+                        topic: s.topic.clone(),
+                        path: s.path.clone(),
+                        draw: draw.get(s).map(|&d| d.into()),
+                    };
+                    PlotFile {
+                        signals: p.signals.iter().map(file).collect(),
+                        x: p.x.as_ref().map(file),
+                        equal_axes: p.equal_axes,
+                    }
                 })
                 .collect(),
         }
@@ -188,24 +195,23 @@ impl LayoutFile {
     /// The plots as the app lays them out, and the draw modes the file chooses.
     pub fn layout(&self) -> (Layout, HashMap<SignalRef, Draw>) {
         let mut draw = HashMap::new();
+        let mut signal = |s: &SignalFile| {
+            let signal = SignalRef {
+                topic: s.topic.clone(),
+                path: s.path.clone(),
+            };
+            if let Some(d) = s.draw {
+                draw.insert(signal.clone(), d.into());
+            }
+            signal
+        };
         let plots = self
             .plots
             .iter()
             .map(|p| PlotSpec {
-                signals: p
-                    .signals
-                    .iter()
-                    .map(|s| {
-                        let signal = SignalRef {
-                            topic: s.topic.clone(),
-                            path: s.path.clone(),
-                        };
-                        if let Some(d) = s.draw {
-                            draw.insert(signal.clone(), d.into());
-                        }
-                        signal
-                    })
-                    .collect(),
+                signals: p.signals.iter().map(&mut signal).collect(),
+                x: p.x.as_ref().map(&mut signal),
+                equal_axes: p.equal_axes,
             })
             .filter(|p| !p.signals.is_empty())
             .collect();
@@ -282,6 +288,11 @@ mod tests {
         layout.add(None, signal("/imu", "linear_acceleration.x"));
         layout.add(Some(0), signal("/imu", "linear_acceleration.y"));
         layout.add(None, signal("/count", "value"));
+        layout.plots.push(PlotSpec {
+            signals: vec![signal("/gps", "lat")],
+            x: Some(signal("/gps", "lon")),
+            equal_axes: true,
+        });
         let draw = HashMap::from([(signal("/count", "value"), Draw::Step)]);
         let cursors = CursorsFile {
             a_from_start_ns: Some(250_000_000),
@@ -294,6 +305,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("draw: steps"), "{text}");
         assert!(text.contains("time_axis: utc"), "{text}");
+        assert!(text.contains("equal_axes: true"), "{text}");
         let back = LayoutFile::read(&path).unwrap();
         assert_eq!(back, file);
         assert_eq!(back.layout(), (layout, draw));

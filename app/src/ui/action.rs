@@ -102,6 +102,20 @@ pub enum Action {
     },
     /// Remove a plot.
     RemovePlot(usize),
+    /// Plot `plot`'s signal `signal` becomes its x axis: an XY plot of the others against it.
+    MakeXy {
+        /// The plot.
+        plot: usize,
+        /// The signal's index within it.
+        signal: usize,
+    },
+    /// What XY plot `plot`'s legend asked for.
+    Xy {
+        /// The plot.
+        plot: usize,
+        /// What.
+        xy: crate::ui::xy_plot::XyAction,
+    },
     /// The log view shows topic `.0`: have a worker read its lines.
     ShowLog(usize),
     /// The inspector shows `topic`'s message logged at `t_ns`: have its worker decode it.

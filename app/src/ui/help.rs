@@ -58,7 +58,10 @@ pub const MOUSE: &[(&str, &str)] = &[
         "Zoom Y (Y autoscale off until a double-click)",
     ),
     ("Double-click a plot", "Show the whole recording"),
-    ("Right-click a legend entry", "Draw as lines or steps"),
+    (
+        "Right-click a legend entry",
+        "Draw as lines or steps; or use it as the X axis (an XY plot)",
+    ),
     ("Drag the timeline", "Scrub the playhead"),
     ("Drop a file or folder", "Open it"),
 ];

@@ -17,6 +17,7 @@ use crate::ui::action::Action;
 use crate::ui::format::{elide, format_sample, format_utc};
 use crate::ui::theme;
 use crate::ui::time_axis::{Clock, Labels, TICK_FONT, ticks};
+use crate::ui::xy_plot::{XyAction, XyCache, xy_plot_ui};
 
 impl Point for PlotPoint {
     #[inline]
@@ -49,6 +50,8 @@ pub struct PlotView {
     pub frames: Vec<egui::Rect>,
     /// The user zoomed or panned time with the wheel in the last frame.
     pub user_moved: bool,
+    /// XY plots' aligned paths.
+    pub xy: XyCache,
 }
 
 impl PlotView {
@@ -209,6 +212,10 @@ pub struct PlotActions {
     pub focused: Option<usize>,
     /// Shift + click or drag put a cursor here (ns).
     pub cursor: Option<(Which, u64)>,
+    /// Plot `.0`'s signal `.1` becomes its x axis (an XY plot).
+    pub make_xy: Option<(usize, usize)>,
+    /// What XY plot `.0`'s legend asked for.
+    pub xy: Option<(usize, XyAction)>,
 }
 
 impl PlotActions {
@@ -223,6 +230,9 @@ impl PlotActions {
             self.remove_signal
                 .map(|(plot, signal)| Action::RemoveSignal { plot, signal }),
             self.remove_plot.map(Action::RemovePlot),
+            self.make_xy
+                .map(|(plot, signal)| Action::MakeXy { plot, signal }),
+            self.xy.map(|(plot, xy)| Action::Xy { plot, xy }),
         ]
         .into_iter()
         .flatten()
@@ -238,7 +248,7 @@ Shift + wheel: pan time\n\
 Ctrl + wheel: zoom Y (Y autoscale off until a double-click)\n\
 Drag: pan time · Double-click: reset · Click: move the playhead\n\
 Shift + click: put a cursor there (A, then B, then the nearer one) · Shift + drag: move the nearer cursor\n\
-Right-click a legend entry: draw as lines or steps";
+Right-click a legend entry: draw as lines or steps; or use it as the X axis (an XY plot)";
 
 /// A y tick label of at most eight characters, so every plot's y axis has the same width.
 pub fn y_tick_text(v: f64, step: f64) -> String {
@@ -348,7 +358,31 @@ pub fn plot_stack_ui(
     view.frames.clear();
     let clock = view.clock;
     let axis_width = view.width_px.max(1) as f64;
+    let span_ns = recording.t1_ns().saturating_sub(t0);
+    let window_ns = view
+        .x_range_s
+        .map_or((t0, t0.saturating_add(span_ns)), |(a, b)| {
+            let at = |s: f64| (t0 as f64 + s * 1e9).max(0.0) as u64;
+            (at(a), at(b))
+        });
     for (pi, plot) in layout.plots.iter().enumerate() {
+        if let Some(x) = &plot.x {
+            let asked = xy_plot_ui(
+                ui,
+                recording,
+                (pi, plot, x),
+                &mut view.xy,
+                window_ns,
+                (width, plot_h),
+                playhead_ns,
+                cursors,
+            );
+            if let Some(xy) = asked {
+                actions.xy = Some((pi, xy));
+            }
+            ui.add_space(4.0);
+            continue;
+        }
         let lines = view.cache.get(pi);
         // The legend wraps, and each entry is cut to the panel, so it never widens the plot.
         ui.horizontal_wrapped(|ui| {
@@ -412,6 +446,17 @@ pub fn plot_stack_ui(
                     if chosen != current {
                         view.draw.insert(signal.clone(), chosen);
                         ui.close();
+                    }
+                    if plot.signals.len() >= 2 {
+                        ui.separator();
+                        if ui
+                            .button("Use as X (XY plot)")
+                            .on_hover_text("Plot the other signals of this plot against this one")
+                            .clicked()
+                        {
+                            actions.make_xy = Some((pi, si));
+                            ui.close();
+                        }
                     }
                 });
                 if ui
@@ -545,7 +590,7 @@ pub fn plot_stack_ui(
         let bounds = response.transform.bounds();
         let frame = response.transform.frame();
         view.frames.push(*frame);
-        if pi == 0 {
+        if new_range.is_none() {
             new_range = Some((bounds.min()[0], bounds.max()[0]));
             new_width = Some(frame.width().max(1.0) as usize);
         }
