@@ -1,6 +1,6 @@
-//! Issue 23, item 4 (CSV): File > Export Signals writes the plotted signals between the
-//! cursors on one time column, exactly (64-bit integers as the messages carried them), and
-//! pandas and polars read the file back with the right types.
+//! Issue 23, item 4: File > Export Signals writes the plotted signals between the cursors on
+//! one time column, exactly (64-bit integers as the messages carried them), as CSV or Parquet,
+//! and pandas and polars read both back with the right types.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -42,8 +42,12 @@ fn signal(topic: &str) -> SignalRef {
 fn export_signals_writes_the_cursor_range_on_one_time_column_exactly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let csv = dir.path().join("signals.csv");
-    let target = csv.clone();
-    let mut h = harness(Scope::new(Arc::new(move |_| Some(target.clone()))));
+    let parquet = dir.path().join("signals.parquet");
+    // The dialog gives the CSV name first, then the Parquet one.
+    let names = std::sync::Mutex::new(vec![parquet.clone(), csv.clone()]);
+    let mut h = harness(Scope::new(Arc::new(move |_| {
+        names.lock().ok().and_then(|mut n| n.pop())
+    })));
     h.state_mut().open(bag(dir.path()));
     step_until(&mut h, "the recording to load", loaded);
     *h.state_mut().layout_mut() = Layout {
@@ -60,7 +64,7 @@ fn export_signals_writes_the_cursor_range_on_one_time_column_exactly() {
     h.run_steps(2);
     h.get_by_label("File").click();
     h.run_steps(2);
-    h.get_by_label("Export Signals (CSV)...").click();
+    h.get_by_label("Export Signals...").click();
     h.run_steps(2);
     step_until(&mut h, "the export", |s| {
         !s.is_exporting() && !s.is_opening()
@@ -87,9 +91,36 @@ fn export_signals_writes_the_cursor_range_on_one_time_column_exactly() {
     // No partial file is left beside it.
     assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 2);
 
-    if !python_can_import("pandas, polars", "pandas polars") {
+    // The same range as Parquet.
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Export Signals...").click();
+    h.run_steps(2);
+    step_until(&mut h, "the Parquet export", |s| {
+        !s.is_exporting() && !s.is_opening()
+    });
+    assert!(h.state().error.is_none(), "{:?}", h.state().error);
+    assert!(parquet.exists());
+
+    if !python_can_import("pandas, polars, pyarrow", "pandas polars pyarrow") {
         return;
     }
+    let read: serde_json::Value =
+        serde_json::from_str(&run_python_peer("dataframe_reader.py", &parquet)).expect("JSON");
+    for reader in ["pandas", "polars"] {
+        let got = &read[reader];
+        assert_eq!(got["rows"], 31, "{reader}");
+        assert_eq!(got["first"][0], (T0 + 100 * MS).to_string(), "{reader}");
+        assert_eq!(got["first"][2], "10.0", "{reader}");
+        assert_eq!(got["first"][3], "18446744073709551519", "{reader}");
+    }
+    let pandas = &read["pandas"]["dtypes"];
+    assert_eq!(pandas["time_ns"], "uint64");
+    assert_eq!(pandas["ramp/value"], "float64");
+    assert_eq!(pandas["big/value"], "uint64");
+    let polars = &read["polars"]["dtypes"];
+    assert_eq!(polars["time_ns"], "UInt64");
+    assert_eq!(polars["big/value"], "UInt64");
     let read: serde_json::Value =
         serde_json::from_str(&run_python_peer("dataframe_reader.py", &csv)).expect("JSON");
     let pandas = &read["pandas"];

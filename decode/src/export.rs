@@ -1,6 +1,7 @@
 //! Signals as one table: a shared time column (the union of every signal's sample times) and a
-//! column per signal, written as CSV. What the scope's File > Export Signals writes; any tool
-//! with columns of (time, value) samples can use it.
+//! column per signal, written as CSV ([`write_csv`]) or Parquet ([`write_parquet`], with the
+//! `parquet` feature). What the scope's File > Export Signals and `bag export --format csv`
+//! write; any tool with columns of (time, value) samples can use it.
 //!
 //! Rows: one per distinct sample time in the range; a time at which some signal holds several
 //! samples gets as many rows (the j-th sample of each signal at that time on the j-th row), so
@@ -12,13 +13,26 @@
 
 use std::io::Write;
 
+/// What one column holds, for a typed table (Parquet): integers of either sign stay integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// `f64`.
+    Float,
+    /// `i64`.
+    Int,
+    /// `u64`.
+    UInt,
+}
+
 /// One signal's samples, in time order.
 pub trait ExportColumn {
     /// Log times, ns, not decreasing.
     fn times(&self) -> &[u64];
-    /// Appends sample `i` to `out` as text; false (nothing appended) when the message did not
-    /// carry it.
-    fn write_value(&self, i: usize, out: &mut String) -> bool;
+    /// Sample `i`; `None` when the message did not carry it.
+    fn value(&self, i: usize) -> Option<crate::Scalar>;
+    /// What every value of the column is (a value of another kind is converted, or left
+    /// empty where it cannot be: a negative in a `u64` column).
+    fn kind(&self) -> ColumnKind;
 }
 
 /// What a signal shows on a row where it has no sample.
@@ -54,6 +68,34 @@ pub fn write_csv(
     }
     line.push('\n');
     out.write_all(line.as_bytes())?;
+    let rows = for_each_row(columns, (start_ns, end_ns), fill, progress, |t, shown| {
+        line.clear();
+        line.push_str(&t.to_string());
+        line.push(',');
+        line.push_str(&relative_seconds(t, t0_ns));
+        for (column, i) in columns.iter().zip(shown) {
+            line.push(',');
+            if let Some(v) = i.and_then(|i| column.value(i)) {
+                push_scalar(v, &mut line);
+            }
+        }
+        line.push('\n');
+        out.write_all(line.as_bytes())
+    })?;
+    out.flush()?;
+    Ok(rows)
+}
+
+/// Calls `row(t, shown)` for every row between `start_ns` and `end_ns` (both included), in
+/// order: `shown[k]` is the sample column `k` shows on the row (see the module doc). Returns
+/// the rows.
+fn for_each_row(
+    columns: &[&dyn ExportColumn],
+    (start_ns, end_ns): (u64, u64),
+    fill: Fill,
+    progress: &dyn Fn(u64, u64),
+    mut row: impl FnMut(u64, &[Option<usize>]) -> std::io::Result<()>,
+) -> std::io::Result<u64> {
     // Per column: the first sample in range, and one past the last.
     let bounds: Vec<(usize, usize)> = columns
         .iter()
@@ -69,6 +111,7 @@ pub fn write_csv(
     let mut next: Vec<usize> = bounds.iter().map(|b| b.0).collect();
     // Held: the sample each column shows until its next one (its last before the range).
     let mut held: Vec<Option<usize>> = bounds.iter().map(|b| b.0.checked_sub(1)).collect();
+    let mut shown: Vec<Option<usize>> = vec![None; columns.len()];
     let (mut rows, mut samples_done) = (0u64, 0u64);
     loop {
         let t = columns
@@ -93,26 +136,17 @@ pub fn write_csv(
             .collect();
         let depth = at_t.iter().copied().max().unwrap_or(0);
         for j in 0..depth {
-            line.clear();
-            line.push_str(&t.to_string());
-            line.push(',');
-            line.push_str(&relative_seconds(t, t0_ns));
-            for (k, column) in columns.iter().enumerate() {
-                line.push(',');
+            for k in 0..columns.len() {
                 let here = (j < at_t[k]).then(|| next[k] + j);
                 if let Some(i) = here {
                     held[k] = Some(i);
                 }
-                let shown = match fill {
+                shown[k] = match fill {
                     Fill::Hold => here.or(held[k]),
                     Fill::Empty => here,
                 };
-                if let Some(i) = shown {
-                    column.write_value(i, &mut line);
-                }
             }
-            line.push('\n');
-            out.write_all(line.as_bytes())?;
+            row(t, &shown)?;
             rows += 1;
             if rows.is_multiple_of(PROGRESS_EVERY) {
                 progress(samples_done, total);
@@ -124,7 +158,124 @@ pub fn write_csv(
         }
     }
     progress(total, total);
-    out.flush()?;
+    Ok(rows)
+}
+
+/// Rows per Parquet record batch (and so per page of each column, about).
+#[cfg(feature = "parquet")]
+const BATCH_ROWS: usize = 65_536;
+
+/// Writes the table [`write_csv`] writes as Parquet to `out`: `time_ns` (UInt64, exact),
+/// `time_s` (Float64, from `t0_ns`), then a nullable column per signal of its
+/// [`ColumnKind`] (null where the message did not carry the value; NaN and infinities stay
+/// floats). Snappy-compressed. Returns the rows written.
+#[cfg(feature = "parquet")]
+#[allow(clippy::too_many_arguments)]
+pub fn write_parquet<W: std::io::Write + Send>(
+    out: W,
+    names: &[String],
+    columns: &[&dyn ExportColumn],
+    range_ns: (u64, u64),
+    fill: Fill,
+    t0_ns: u64,
+    progress: &dyn Fn(u64, u64),
+) -> std::io::Result<u64> {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{ArrayBuilder, Float64Builder, Int64Builder, UInt64Builder};
+    use arrow_array::{ArrayRef, RecordBatch};
+    use arrow_schema::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::Compression;
+    use parquet::file::properties::WriterProperties;
+
+    enum Builder {
+        Float(Float64Builder),
+        Int(Int64Builder),
+        UInt(UInt64Builder),
+    }
+    impl Builder {
+        fn append(&mut self, v: Option<crate::Scalar>) {
+            use crate::Scalar;
+            match self {
+                Builder::Float(b) => b.append_option(v.map(|v| match v {
+                    Scalar::Float(f) => f,
+                    Scalar::Int(i) => i as f64,
+                    Scalar::UInt(u) => u as f64,
+                })),
+                Builder::Int(b) => b.append_option(v.and_then(|v| match v {
+                    Scalar::Int(i) => Some(i),
+                    Scalar::UInt(u) => i64::try_from(u).ok(),
+                    Scalar::Float(f) => whole(f).and_then(|w| i64::try_from(w).ok()),
+                })),
+                Builder::UInt(b) => b.append_option(v.and_then(|v| match v {
+                    Scalar::UInt(u) => Some(u),
+                    Scalar::Int(i) => u64::try_from(i).ok(),
+                    Scalar::Float(f) => whole(f).and_then(|w| u64::try_from(w).ok()),
+                })),
+            }
+        }
+        fn finish(&mut self) -> ArrayRef {
+            match self {
+                Builder::Float(b) => Arc::new(b.finish()),
+                Builder::Int(b) => Arc::new(b.finish()),
+                Builder::UInt(b) => Arc::new(b.finish()),
+            }
+        }
+    }
+    /// A whole float within i128, as an integer.
+    fn whole(f: f64) -> Option<i128> {
+        (f.is_finite() && f.fract() == 0.0 && f.abs() < 1.7e38).then_some(f as i128)
+    }
+
+    let mut fields = vec![
+        Field::new("time_ns", DataType::UInt64, false),
+        Field::new("time_s", DataType::Float64, false),
+    ];
+    let mut builders: Vec<Builder> = Vec::with_capacity(columns.len());
+    for (name, column) in names.iter().zip(columns) {
+        let (data_type, builder) = match column.kind() {
+            ColumnKind::Float => (DataType::Float64, Builder::Float(Float64Builder::new())),
+            ColumnKind::Int => (DataType::Int64, Builder::Int(Int64Builder::new())),
+            ColumnKind::UInt => (DataType::UInt64, Builder::UInt(UInt64Builder::new())),
+        };
+        fields.push(Field::new(name, data_type, true));
+        builders.push(builder);
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
+        .map_err(std::io::Error::other)?;
+    let mut times = UInt64Builder::new();
+    let mut seconds = Float64Builder::new();
+    let flush = |times: &mut UInt64Builder,
+                 seconds: &mut Float64Builder,
+                 builders: &mut [Builder],
+                 writer: &mut ArrowWriter<W>|
+     -> std::io::Result<()> {
+        let mut arrays: Vec<ArrayRef> = vec![Arc::new(times.finish()), Arc::new(seconds.finish())];
+        arrays.extend(builders.iter_mut().map(Builder::finish));
+        let batch =
+            RecordBatch::try_new(Arc::clone(&schema), arrays).map_err(std::io::Error::other)?;
+        writer.write(&batch).map_err(std::io::Error::other)
+    };
+    let rows = for_each_row(columns, range_ns, fill, progress, |t, shown| {
+        times.append_value(t);
+        seconds.append_value((i128::from(t) - i128::from(t0_ns)) as f64 / 1e9);
+        for ((builder, column), i) in builders.iter_mut().zip(columns).zip(shown) {
+            builder.append(i.and_then(|i| column.value(i)));
+        }
+        if times.len() >= BATCH_ROWS {
+            flush(&mut times, &mut seconds, &mut builders, &mut writer)?;
+        }
+        Ok(())
+    })?;
+    if !times.is_empty() {
+        flush(&mut times, &mut seconds, &mut builders, &mut writer)?;
+    }
+    writer.close().map_err(std::io::Error::other)?;
     Ok(rows)
 }
 
@@ -188,14 +339,11 @@ mod tests {
         fn times(&self) -> &[u64] {
             &self.0
         }
-        fn write_value(&self, i: usize, out: &mut String) -> bool {
-            match self.1.get(i).copied().flatten() {
-                Some(v) => {
-                    out.push_str(&v.to_string());
-                    true
-                }
-                None => false,
-            }
+        fn value(&self, i: usize) -> Option<crate::Scalar> {
+            self.1.get(i).copied().flatten().map(crate::Scalar::Float)
+        }
+        fn kind(&self) -> ColumnKind {
+            ColumnKind::Float
         }
     }
 
@@ -217,9 +365,9 @@ mod tests {
         assert_eq!(
             held,
             "time_ns,time_s,\"a,b\",c\n\
-             1000,0.0,1,\n\
-             2000,0.000001,1,10\n\
-             3000,0.000002,2,NaN\n\
+             1000,0.0,1.0,\n\
+             2000,0.000001,1.0,10.0\n\
+             3000,0.000002,2.0,NaN\n\
              3000,0.000002,2.5,NaN\n\
              5000,0.000004,,NaN\n"
         );
@@ -227,9 +375,9 @@ mod tests {
         assert_eq!(
             empty,
             "time_ns,time_s,\"a,b\",c\n\
-             1000,0.0,1,\n\
-             2000,0.000001,,10\n\
-             3000,0.000002,2,NaN\n\
+             1000,0.0,1.0,\n\
+             2000,0.000001,,10.0\n\
+             3000,0.000002,2.0,NaN\n\
              3000,0.000002,2.5,\n\
              5000,0.000004,,\n"
         );
@@ -238,10 +386,67 @@ mod tests {
         assert_eq!(
             part,
             "time_ns,time_s,\"a,b\",c\n\
-             3000,0.000002,2,NaN\n\
+             3000,0.000002,2.0,NaN\n\
              3000,0.000002,2.5,NaN\n"
         );
         assert_eq!(relative_seconds(999, 1_000), "-0.000000001");
         assert_eq!(relative_seconds(13_500_000_000, 1_000_000_000), "12.5");
+    }
+
+    #[cfg(feature = "parquet")]
+    #[test]
+    fn parquet_holds_the_same_table_typed() {
+        use arrow_array::{Array, Float64Array, UInt64Array};
+        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+        struct Big(Vec<u64>, Vec<Option<u64>>);
+        impl ExportColumn for Big {
+            fn times(&self) -> &[u64] {
+                &self.0
+            }
+            fn value(&self, i: usize) -> Option<crate::Scalar> {
+                self.1.get(i).copied().flatten().map(crate::Scalar::UInt)
+            }
+            fn kind(&self) -> ColumnKind {
+                ColumnKind::UInt
+            }
+        }
+        let a = Col(vec![1_000, 3_000], vec![Some(1.5), Some(f64::NAN)]);
+        let big = Big(vec![2_000, 3_000], vec![Some(u64::MAX), None]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let names = vec!["a".to_string(), "big".to_string()];
+        let rows = write_parquet(
+            std::fs::File::create(&path).unwrap(),
+            &names,
+            &[&a, &big],
+            (0, u64::MAX),
+            Fill::Empty,
+            1_000,
+            &|_, _| {},
+        )
+        .unwrap();
+        assert_eq!(rows, 3);
+        let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&path).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+        let batches: Vec<_> = reader.map(Result::unwrap).collect();
+        assert_eq!(batches.len(), 1);
+        let batch = &batches[0];
+        let column = |i: usize| batch.column(i).clone();
+        let times = column(0);
+        let times = times.as_any().downcast_ref::<UInt64Array>().unwrap();
+        assert_eq!(times.values().to_vec(), vec![1_000, 2_000, 3_000]);
+        let a = column(2);
+        let a = a.as_any().downcast_ref::<Float64Array>().unwrap();
+        assert_eq!(a.value(0), 1.5);
+        assert!(a.is_null(1));
+        assert!(a.value(2).is_nan());
+        let big = column(3);
+        let big = big.as_any().downcast_ref::<UInt64Array>().unwrap();
+        assert!(big.is_null(0));
+        assert_eq!(big.value(1), u64::MAX);
+        assert!(big.is_null(2));
     }
 }

@@ -40,8 +40,9 @@ pub fn native_dialog() -> PickPath {
                 .add_filter("Layout", &["yaml", "yml"])
                 .pick_file(),
             PickKind::ExportCsv => rfd::FileDialog::new()
-                .set_title("Export the plotted signals")
+                .set_title("Export the plotted signals (.csv or .parquet)")
                 .add_filter("CSV", &["csv"])
+                .add_filter("Parquet", &["parquet"])
                 .set_file_name("signals.csv")
                 .save_file(),
         }

@@ -1,5 +1,5 @@
 //! File > Export Signals: the plotted signals, between the cursors (or over the whole
-//! recording), as one CSV table ([`decode::export`]), written on a worker thread from the loaded
+//! recording), as one CSV or Parquet table ([`decode::export`]), written on a worker thread from the loaded
 //! columns, with its progress shared for the menu bar.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use decode::LeafKind;
-use decode::export::{ExportColumn, Fill, push_float, write_csv};
+use decode::Scalar;
+use decode::export::{ColumnKind, ExportColumn, Fill, write_csv, write_parquet};
 
 use crate::data::series::is_absent;
 use crate::data::topic_data::TopicData;
@@ -42,22 +43,31 @@ impl ExportColumn for SignalColumn {
         &self.data.times_ns
     }
 
-    fn write_value(&self, i: usize, out: &mut String) -> bool {
-        let Some(field) = self.data.fields.get(self.field) else {
-            return false;
-        };
-        let Some(v) = field.series.value(i) else {
-            return false;
-        };
+    fn value(&self, i: usize) -> Option<Scalar> {
+        let field = self.data.fields.get(self.field)?;
+        let v = field.series.value(i)?;
         if is_absent(v) {
-            return false;
+            return None;
         }
-        let integer = !matches!(field.kind, LeafKind::Float);
-        match field.series.exact(i).filter(|_| integer) {
-            Some(exact) => out.push_str(&exact.to_string()),
-            None => push_float(v, out),
+        if self.kind() == ColumnKind::Float {
+            return Some(Scalar::Float(v));
         }
-        true
+        // Integers as the messages carried them (a u64 past 2^53 included).
+        Some(match field.series.exact(i) {
+            Some(e) if e < 0 => i64::try_from(e).map_or(Scalar::Float(v), Scalar::Int),
+            Some(e) => u64::try_from(e).map_or(Scalar::Float(v), Scalar::UInt),
+            None => Scalar::Float(v),
+        })
+    }
+
+    fn kind(&self) -> ColumnKind {
+        match self.data.fields.get(self.field).map(|f| f.kind) {
+            Some(LeafKind::Float) | None => ColumnKind::Float,
+            Some(LeafKind::Int | LeafKind::TimeNs | LeafKind::DurationNs) => ColumnKind::Int,
+            Some(LeafKind::UInt | LeafKind::Bool | LeafKind::Enum | LeafKind::Which) => {
+                ColumnKind::UInt
+            }
+        }
     }
 }
 
@@ -89,8 +99,9 @@ pub struct ExportJob {
 }
 
 impl ExportJob {
-    /// Writes the CSV file (through a file beside it, renamed once whole, so that a failed
-    /// export leaves no half file under the name asked for). Returns the rows written.
+    /// Writes the file, Parquet when its name ends in `.parquet`, else CSV (through a file
+    /// beside it, renamed once whole, so that a failed export leaves no half file under the
+    /// name asked for). Returns the rows written.
     pub fn run(&self, progress: &ExportProgress) -> std::io::Result<u64> {
         let names: Vec<String> = self.columns.iter().map(|c| c.name.clone()).collect();
         let columns: Vec<&dyn ExportColumn> = self
@@ -101,18 +112,20 @@ impl ExportJob {
         let partial = partial_path(&self.path);
         let file = std::fs::File::create(&partial)?;
         let mut out = std::io::BufWriter::new(file);
-        let written = write_csv(
-            &mut out,
-            &names,
-            &columns,
-            self.range_ns,
-            Fill::Hold,
-            self.t0_ns,
-            &|done, total| {
-                progress.done.store(done, Ordering::Relaxed);
-                progress.total.store(total, Ordering::Relaxed);
-            },
-        )
+        let report = |done, total| {
+            progress.done.store(done, Ordering::Relaxed);
+            progress.total.store(total, Ordering::Relaxed);
+        };
+        let parquet = self
+            .path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+        let (range, t0) = (self.range_ns, self.t0_ns);
+        let written = if parquet {
+            write_parquet(&mut out, &names, &columns, range, Fill::Hold, t0, &report)
+        } else {
+            write_csv(&mut out, &names, &columns, range, Fill::Hold, t0, &report)
+        }
         .and_then(|rows| {
             out.into_inner()
                 .map_err(std::io::IntoInnerError::into_error)?

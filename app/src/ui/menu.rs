@@ -101,11 +101,12 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
     let clicked = ui
         .add_enabled(
             state.recording.is_some() && state.exporting.is_none(),
-            egui::Button::new("Export Signals (CSV)..."),
+            egui::Button::new("Export Signals..."),
         )
         .on_hover_text(
             "The plotted signals between the cursors (the whole recording unless both are \
-             placed), on one time column: each signal's last value held",
+             placed), on one time column, each signal's last value held: CSV, or Parquet when \
+             the file name ends in .parquet",
         )
         .clicked();
     choose(ui, clicked, Action::ExportSignals, actions);

@@ -11,7 +11,7 @@ macro_rules! outln {
 
 mod cat;
 mod export;
-mod export_csv;
+mod export_table;
 mod format;
 mod info;
 mod live_command;
@@ -223,7 +223,7 @@ enum Command {
         json: bool,
     },
     /// Write a sub-range of a recording (by time and topics) as a new bag, byte for byte; or
-    /// chosen fields as a CSV table (--format csv).
+    /// chosen fields as a table (--format csv or parquet).
     ///
     /// A bag: the new index names the source and the range, and carries the source's drop
     /// count. CSV: a header `time_ns,time_s,TOPIC/FIELD...`, a row per sample time of any of
@@ -243,12 +243,12 @@ enum Command {
         /// What to write: a bag, or a CSV table of --fields.
         #[arg(long, value_enum, default_value = "bag")]
         format: ExportFormat,
-        /// For --format csv: the fields, as TOPIC/FIELD (`bag cat --json` shows the field
-        /// names); repeat, or separate with commas.
+        /// For --format csv or parquet: the fields, as TOPIC/FIELD (`bag cat --json` shows the
+        /// field names); repeat, or separate with commas.
         #[arg(long, value_delimiter = ',', num_args = 1..)]
         fields: Vec<String>,
-        /// For --format csv: on a row where a field has no sample, its last value (hold) or
-        /// nothing (empty).
+        /// For a table: on a row where a field has no sample, its last value (hold) or nothing
+        /// (empty).
         #[arg(long, value_enum, default_value = "hold")]
         fill: FillMode,
     },
@@ -282,6 +282,8 @@ pub enum ExportFormat {
     Bag,
     /// A CSV table of chosen fields.
     Csv,
+    /// The same table as Parquet (typed columns: u64 time, f64 / i64 / u64 values).
+    Parquet,
 }
 
 /// What a CSV export shows where a field has no sample.
@@ -341,7 +343,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         } => {
             if !fields.is_empty() {
                 return Err(anyhow::Error::new(UsageError(
-                    "--fields chooses the columns of --format csv; a bag keeps every field".into(),
+                    "--fields chooses the columns of --format csv or parquet; a bag keeps every field".into(),
                 )));
             }
             export::run(&path, &out, &range, compression)
@@ -350,11 +352,17 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             path,
             out,
             range,
-            format: ExportFormat::Csv,
+            format: format @ (ExportFormat::Csv | ExportFormat::Parquet),
             fields,
             fill,
             ..
-        } => export_csv::run(&path, &out, &fields, &range, fill.into()),
+        } => export_table::run(
+            &path,
+            &out,
+            &fields,
+            &range,
+            (format == ExportFormat::Parquet, fill.into()),
+        ),
         Command::Record(args) => record::run(&args),
         Command::Play(args) => play::run(&args),
         Command::Sim(args) => sim::run(&args),

@@ -1,6 +1,6 @@
-"""Reads a CSV file the scope exported with pandas and polars, as a data scientist would (no
-options), and prints what each made of it as JSON: the column types and the first row, exactly
-(integers as strings, so that 64-bit values survive JSON)."""
+"""Reads a CSV or Parquet file the scope exported with pandas and polars, as a data scientist
+would (no options), and prints what each made of it as JSON: the column types and the first
+row, exactly (integers as strings, so that 64-bit values survive JSON)."""
 
 import json
 import sys
@@ -18,8 +18,12 @@ def cell(v):
 
 
 path = sys.argv[1]
-pd_frame = pandas.read_csv(path)
-pl_frame = polars.read_csv(path)
+if path.endswith(".parquet"):
+    pd_frame = pandas.read_parquet(path)
+    pl_frame = polars.read_parquet(path)
+else:
+    pd_frame = pandas.read_csv(path)
+    pl_frame = polars.read_csv(path)
 print(
     json.dumps(
         {

@@ -1,13 +1,13 @@
-//! `bag export --format csv`: chosen numeric fields of a recording as one CSV table, a shared
-//! time column and a column per field ([`decode::export`], the table the scope's File > Export
-//! Signals writes too).
+//! `bag export --format csv|parquet`: chosen numeric fields of a recording as one table, a
+//! shared time column and a column per field ([`decode::export`], the table the scope's
+//! File > Export Signals writes too).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use bag::{BagReader, ChannelInfo};
-use decode::export::{ExportColumn, Fill, push_scalar, write_csv};
+use decode::export::{ColumnKind, ExportColumn, Fill, write_csv, write_parquet};
 use decode::{Plan, Scalar};
 
 use super::loss::report_loss;
@@ -27,13 +27,19 @@ impl ExportColumn for Column {
         &self.times
     }
 
-    fn write_value(&self, i: usize, out: &mut String) -> bool {
-        match self.values.get(i).copied().flatten() {
-            Some(v) => {
-                push_scalar(v, out);
-                true
-            }
-            None => false,
+    fn value(&self, i: usize) -> Option<Scalar> {
+        self.values.get(i).copied().flatten()
+    }
+
+    /// Float when any value is; else signed when any is; else unsigned.
+    fn kind(&self) -> ColumnKind {
+        let values = self.values.iter().flatten();
+        if values.clone().any(|v| matches!(v, Scalar::Float(_))) {
+            ColumnKind::Float
+        } else if values.clone().any(|v| matches!(v, Scalar::Int(_))) {
+            ColumnKind::Int
+        } else {
+            ColumnKind::UInt
         }
     }
 }
@@ -55,13 +61,13 @@ pub fn run(
     out: &Path,
     fields: &[String],
     range: &Range,
-    fill: Fill,
+    (parquet, fill): (bool, Fill),
 ) -> anyhow::Result<Outcome> {
     let usage = |text: String| anyhow::Error::new(UsageError(text));
     if fields.is_empty() {
         return Err(usage(
-            "--format csv needs the fields to write: --fields TOPIC/FIELD (repeat, or separate \
-             with commas; `bag cat --json` shows the field names)"
+            "a table needs the fields to write: --fields TOPIC/FIELD (repeat, or separate with \
+             commas; `bag cat --json` shows the field names)"
                 .into(),
         ));
     }
@@ -135,7 +141,11 @@ pub fn run(
     let refs: Vec<&dyn ExportColumn> = columns.iter().map(|c| c as &dyn ExportColumn).collect();
     let t0 = reader.time_range_ns().map_or(0, |r| r.0);
     let rows = write_file(out, |w| {
-        write_csv(w, &names, &refs, (0, u64::MAX), fill, t0, &|_, _| {})
+        if parquet {
+            write_parquet(w, &names, &refs, (0, u64::MAX), fill, t0, &|_, _| {})
+        } else {
+            write_csv(w, &names, &refs, (0, u64::MAX), fill, t0, &|_, _| {})
+        }
     })
     .with_context(|| format!("writing {}", out.display()))?;
     outln!(
@@ -150,7 +160,7 @@ pub fn run(
 /// nothing under the name asked for). An existing file is not replaced.
 fn write_file(
     out: &Path,
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<u64>,
+    write: impl FnOnce(&mut (dyn std::io::Write + Send)) -> std::io::Result<u64>,
 ) -> std::io::Result<u64> {
     if out.exists() {
         return Err(std::io::Error::new(
