@@ -112,6 +112,9 @@ fn for_each_row(
     // Held: the sample each column shows until its next one (its last before the range).
     let mut held: Vec<Option<usize>> = bounds.iter().map(|b| b.0.checked_sub(1)).collect();
     let mut shown: Vec<Option<usize>> = vec![None; columns.len()];
+    // How many samples each column has at the row's time (usually 0 or 1; counted, not
+    // searched).
+    let mut at_t: Vec<usize> = vec![0; columns.len()];
     let (mut rows, mut samples_done) = (0u64, 0u64);
     loop {
         let t = columns
@@ -123,17 +126,13 @@ fn for_each_row(
         let Some(t) = t else {
             break;
         };
-        // How many samples each column has at `t`: that many rows at `t`.
-        let at_t: Vec<usize> = columns
-            .iter()
-            .zip(&next)
-            .zip(&bounds)
-            .map(|((c, &i), b)| {
-                c.times()
-                    .get(i..b.1)
-                    .map_or(0, |ts| ts.partition_point(|&x| x == t))
-            })
-            .collect();
+        for (k, column) in columns.iter().enumerate() {
+            let upto = bounds[k].1;
+            at_t[k] = column
+                .times()
+                .get(next[k]..upto)
+                .map_or(0, |ts| ts.iter().take_while(|&&x| x == t).count());
+        }
         let depth = at_t.iter().copied().max().unwrap_or(0);
         for j in 0..depth {
             for k in 0..columns.len() {
@@ -235,9 +234,18 @@ pub fn write_parquet<W: std::io::Write + Send>(
     let mut builders: Vec<Builder> = Vec::with_capacity(columns.len());
     for (name, column) in names.iter().zip(columns) {
         let (data_type, builder) = match column.kind() {
-            ColumnKind::Float => (DataType::Float64, Builder::Float(Float64Builder::new())),
-            ColumnKind::Int => (DataType::Int64, Builder::Int(Int64Builder::new())),
-            ColumnKind::UInt => (DataType::UInt64, Builder::UInt(UInt64Builder::new())),
+            ColumnKind::Float => (
+                DataType::Float64,
+                Builder::Float(Float64Builder::with_capacity(BATCH_ROWS)),
+            ),
+            ColumnKind::Int => (
+                DataType::Int64,
+                Builder::Int(Int64Builder::with_capacity(BATCH_ROWS)),
+            ),
+            ColumnKind::UInt => (
+                DataType::UInt64,
+                Builder::UInt(UInt64Builder::with_capacity(BATCH_ROWS)),
+            ),
         };
         fields.push(Field::new(name, data_type, true));
         builders.push(builder);
@@ -248,8 +256,8 @@ pub fn write_parquet<W: std::io::Write + Send>(
         .build();
     let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
         .map_err(std::io::Error::other)?;
-    let mut times = UInt64Builder::new();
-    let mut seconds = Float64Builder::new();
+    let mut times = UInt64Builder::with_capacity(BATCH_ROWS);
+    let mut seconds = Float64Builder::with_capacity(BATCH_ROWS);
     let flush = |times: &mut UInt64Builder,
                  seconds: &mut Float64Builder,
                  builders: &mut [Builder],
@@ -263,7 +271,8 @@ pub fn write_parquet<W: std::io::Write + Send>(
     };
     let rows = for_each_row(columns, range_ns, fill, progress, |t, shown| {
         times.append_value(t);
-        seconds.append_value((i128::from(t) - i128::from(t0_ns)) as f64 / 1e9);
+        // Exact in i64 for any two times less than 292 years apart.
+        seconds.append_value(t.wrapping_sub(t0_ns) as i64 as f64 / 1e9);
         for ((builder, column), i) in builders.iter_mut().zip(columns).zip(shown) {
             builder.append(i.and_then(|i| column.value(i)));
         }

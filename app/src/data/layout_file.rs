@@ -232,6 +232,15 @@ impl LayoutFile {
             path: path.to_owned(),
             source,
         };
+        // A FIFO would block the reading thread forever, a device never end: regular files
+        // only (symbolic links followed).
+        let kind = std::fs::metadata(path).map_err(io)?.file_type();
+        if !kind.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            )));
+        }
         let mut text = String::new();
         std::fs::File::open(path)
             .map_err(io)?
@@ -334,5 +343,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("reading the layout file"), "{error}");
+        // A FIFO is refused at once (reading it would wait for a writer forever).
+        let fifo = dir.path().join("fifo.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let error = LayoutFile::read(&fifo).unwrap_err();
+        let text = format!("{error}: {}", std::error::Error::source(&error).unwrap());
+        assert!(text.contains("not a regular file"), "{text}");
+        // A directory too.
+        assert!(LayoutFile::read(dir.path()).is_err());
     }
 }
