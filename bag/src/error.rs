@@ -38,6 +38,18 @@ pub enum BagError {
         /// Why it was rejected.
         why: String,
     },
+    /// A tool that rewrites MCAP parts and our index met a bag whose parts are in another
+    /// storage (rosbag2 SQLite, ROS 1): it leaves the bag as it is.
+    #[error(
+        "{path:?} keeps its messages in {what}; reindex rebuilds the index of MCAP bags and \
+         rewrites MCAP parts only, so it changed nothing (`bag info` and `bag cat` read it as it is)"
+    )]
+    ForeignStorage {
+        /// The bag.
+        path: PathBuf,
+        /// What its parts are.
+        what: &'static str,
+    },
     /// `metadata.yaml` exists but cannot be parsed.
     #[error("cannot parse {path:?}: {message}")]
     BadMetadata {

@@ -76,6 +76,23 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     // writer off from its own file.
     crate::writer_lock::ensure_not_being_written(dir)?;
     let reader = BagReader::open(dir)?;
+    // An index of MCAP parts over SQLite or ROS 1 files would send ROS tools to the wrong
+    // storage plugin: such a bag's index is not ours to rebuild.
+    let foreign = reader.parts().iter().find_map(|p| {
+        if p.is_sqlite() {
+            Some("rosbag2 SQLite files (.db3)")
+        } else if p.is_ros1_bag() {
+            Some("ROS 1 bag files")
+        } else {
+            None
+        }
+    });
+    if let Some(what) = foreign {
+        return Err(BagError::ForeignStorage {
+            path: dir.to_path_buf(),
+            what,
+        });
+    }
     let mut report = ReindexReport::default();
     let mut old = match reader.index() {
         IndexState::Present(m) => {

@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 use bag::metadata::{METADATA_FILE, Metadata, PartRecord};
 use bag::{BagWriter, ChannelSpec, Compression, WriteOptions};
 
+#[path = "support/recordings.rs"]
+mod recordings;
+
 fn bag(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bag"))
         .args(args)
@@ -612,4 +615,35 @@ fn info_gives_hints_that_work_and_survives_absurd_counts() {
         "{}",
         all_output(&info)
     );
+}
+
+#[test]
+fn reindex_leaves_a_sqlite_rosbag2_bag_as_it_is_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rosbag2");
+    recordings::small_db3_bag(&dir, 2);
+    let listing = |dir: &Path| {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = listing(&dir);
+    let out = bag(&["reindex", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("rosbag2 SQLite files") && err.contains("changed nothing"),
+        "{err}"
+    );
+    // Not a byte changed, no backup made: metadata.yaml still names the SQLite storage.
+    assert_eq!(listing(&dir), before);
 }

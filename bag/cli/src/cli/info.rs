@@ -128,10 +128,14 @@ impl Report {
             Err(bag::BagError::BeingWritten { .. })
         );
         // reindex works on bag directories only.
-        // A ROS 1 bag is read as far as it goes; reindex rewrites MCAP parts only.
-        let ros1 = reader.parts().iter().any(bag::PartInfo::is_ros1_bag);
-        let repair = if ros1 {
-            "What it holds up to there is read; `bag reindex` repairs MCAP parts only."
+        // A ROS 1 bag or a SQLite rosbag2 is read as far as it goes; reindex rewrites MCAP
+        // parts only (and leaves such a bag alone).
+        let foreign = reader
+            .parts()
+            .iter()
+            .any(|p| p.is_ros1_bag() || p.is_sqlite());
+        let repair = if foreign {
+            "What it holds is read; `bag reindex` repairs MCAP parts only."
         } else if reader.kind() == RecordingKind::McapFile {
             "To make it whole, move it into a directory of its own and run `bag reindex` on that."
         } else {

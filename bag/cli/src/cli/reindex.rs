@@ -8,7 +8,14 @@ use bag::reindex::PreviousIndex;
 use super::Outcome;
 
 pub fn run(path: &Path) -> anyhow::Result<Outcome> {
-    let report = bag::reindex::reindex(path).with_context(|| format!("reindexing {path:?}"))?;
+    let report = match bag::reindex::reindex(path) {
+        Ok(report) => report,
+        // Not a mistake in the bag: reindex does not apply to it (exit 2, as for verify).
+        Err(e @ bag::BagError::ForeignStorage { .. }) => {
+            return Err(anyhow::Error::new(super::UsageError(e.to_string())));
+        }
+        Err(e) => return Err(e).with_context(|| format!("reindexing {path:?}")),
+    };
     let info = &report.metadata.rosbag2_bagfile_information;
     outln!(
         "rebuilt {}: {} parts, {} messages",
