@@ -257,3 +257,11 @@ pub fn load_recording(path: &Path) -> scope::recording::Recording {
     }
     recording
 }
+
+/// The `value` field of `topic` (what [`cdr_bag`] writes), as a plotted signal.
+pub fn signal(topic: &str) -> scope::data::layout::SignalRef {
+    scope::data::layout::SignalRef {
+        topic: topic.into(),
+        path: "value".into(),
+    }
+}

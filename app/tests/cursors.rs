@@ -17,7 +17,7 @@ use scope::ui::plots::{PlotView, plot_stack_ui};
 use scope::ui::side_panel::RightPanel;
 
 mod common;
-use common::{T0, V, cdr_bag, open_with_dialog};
+use common::{T0, V, cdr_bag, open_with_dialog, signal};
 
 const MS: u64 = 1_000_000;
 
@@ -34,13 +34,6 @@ fn ramp_bag(dir: &Path) -> PathBuf {
         &[("ramp", ramp), ("count", count)],
         WriteOptions::new(),
     )
-}
-
-fn signal(topic: &str) -> SignalRef {
-    SignalRef {
-        topic: topic.into(),
-        path: "value".into(),
-    }
 }
 
 fn open_ramp(dir: &Path) -> Harness<'static, Scope> {

@@ -8,10 +8,12 @@ use std::sync::Arc;
 use bag::WriteOptions;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
-use scope::data::layout::{Layout, PlotSpec, SignalRef};
+use scope::data::layout::{Layout, PlotSpec};
 
 mod common;
-use common::{T0, V, cdr_bag, harness, loaded, python_can_import, run_python_peer, step_until};
+use common::{
+    T0, V, cdr_bag, harness, loaded, python_can_import, run_python_peer, signal, step_until,
+};
 
 const MS: u64 = 1_000_000;
 
@@ -29,13 +31,6 @@ fn bag(dir: &Path) -> std::path::PathBuf {
         &[("ramp", ramp), ("big", big)],
         WriteOptions::new(),
     )
-}
-
-fn signal(topic: &str) -> SignalRef {
-    SignalRef {
-        topic: topic.into(),
-        path: "value".into(),
-    }
 }
 
 #[test]

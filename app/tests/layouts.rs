@@ -10,10 +10,10 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
 use scope::app::open::PickKind;
-use scope::data::layout::{Layout, PlotSpec, SignalRef};
+use scope::data::layout::{Layout, PlotSpec};
 
 mod common;
-use common::{T0, V, cdr_bag, harness, loaded, step_until};
+use common::{T0, V, cdr_bag, harness, loaded, signal, step_until};
 
 const MS: u64 = 1_000_000;
 
@@ -29,13 +29,6 @@ fn bag(dir: &Path, with_count: bool) -> PathBuf {
     }
     std::fs::create_dir_all(dir).expect("dir");
     cdr_bag(dir, T0, &topics, WriteOptions::new())
-}
-
-fn signal(topic: &str) -> SignalRef {
-    SignalRef {
-        topic: topic.into(),
-        path: "value".into(),
-    }
 }
 
 fn menu(h: &mut Harness<'_, Scope>, item: &str) {

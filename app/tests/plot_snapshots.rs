@@ -16,14 +16,14 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
 use scope::data::cursors::Cursors;
-use scope::data::layout::{Layout, PlotSpec, SignalRef};
+use scope::data::layout::{Layout, PlotSpec};
 use scope::recording::Recording;
 use scope::ui::plots::{PlotView, plot_stack_ui};
 use scope::ui::side_panel::RightPanel;
 use scope::ui::time_axis::Clock;
 
 mod common;
-use common::{V, cdr_bag, load_recording};
+use common::{V, cdr_bag, load_recording, signal};
 
 /// 2026-06-01T08:00:00Z: fixed, so wall-clock labels are too.
 const T0: u64 = 1_780_300_800_000_000_000;
@@ -43,13 +43,6 @@ fn loaded(path: &Path) -> Recording {
     let mut recording = load_recording(path);
     recording.load_time = None;
     recording
-}
-
-fn signal(topic: &str) -> SignalRef {
-    SignalRef {
-        topic: topic.into(),
-        path: "value".into(),
-    }
 }
 
 /// What a plot-stack snapshot needs.

@@ -11,11 +11,11 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
 use scope::data::cursors::{Cursors, Which};
-use scope::data::layout::{Layout, PlotSpec, SignalRef};
+use scope::data::layout::{Layout, PlotSpec};
 use scope::ui::plots::{PlotView, plot_stack_ui};
 
 mod common;
-use common::{T0, V, cdr_bag, harness, load_recording, loaded, step_until};
+use common::{T0, V, cdr_bag, harness, load_recording, loaded, signal, step_until};
 
 const MS: u64 = 1_000_000;
 
@@ -34,13 +34,6 @@ fn circle(dir: &Path) -> std::path::PathBuf {
         &[("east", east), ("north", north)],
         WriteOptions::new(),
     )
-}
-
-fn signal(topic: &str) -> SignalRef {
-    SignalRef {
-        topic: topic.into(),
-        path: "value".into(),
-    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::format::{FormatError, MAX_RECORD_BYTES};
 use crate::layout::{discover_parts, open_regular};
 use crate::message::{Message, MessageRef, ReadIssue};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
-use crate::part::{PartAccess, PartInfo, PartStatus, read_summary};
+use crate::part::{ChannelMap, PartAccess, PartInfo, PartStatus, read_summary};
 use crate::scan::{FileOrderScanner, ScanItem};
 use std::sync::Arc;
 
@@ -518,7 +518,7 @@ fn unify_channels(parts: &mut [PartInfo]) -> Vec<ChannelInfo> {
     let mut channels: Vec<ChannelInfo> = Vec::new();
     let mut by_content: HashMap<ChannelSpec, usize> = HashMap::new();
     for part in parts.iter_mut() {
-        let mut global_ids = crate::part::ChannelMap::default();
+        let mut global_ids = ChannelMap::default();
         for (local, spec) in &part.channels {
             let id = *by_content.entry(spec.clone()).or_insert_with(|| {
                 channels.push(ChannelInfo {
@@ -559,6 +559,29 @@ impl Head {
         self.log_time = entry.log_time;
         self.publish_time = entry.publish_time;
         self.lent = Some(entry.data);
+    }
+
+    /// Makes a message of a format with one time per message and no sequence (ROS 1 bags,
+    /// rosbag2 SQLite) the head, its payload copied: the publish time is the log time.
+    fn set_copied(&mut self, channel: usize, log_time: u64, data: &[u8]) {
+        self.channel = channel;
+        self.sequence = 0;
+        self.log_time = log_time;
+        self.publish_time = log_time;
+        self.data.clear();
+        self.data.extend_from_slice(data);
+    }
+}
+
+/// Whether a part-local channel is wanted: it maps to a recording channel (`ids`) that the
+/// read asks for (`wanted`, `None`: all).
+fn wants<'a>(
+    ids: &'a ChannelMap,
+    wanted: &'a Option<BTreeSet<usize>>,
+) -> impl Fn(u16) -> bool + 'a {
+    move |local| {
+        ids.get(local)
+            .is_some_and(|g| wanted.as_ref().is_none_or(|w| w.contains(&g)))
     }
 }
 
@@ -706,21 +729,11 @@ impl<'r> MessageCursor<'r> {
             }
             Source::Ros1(cursor_ros1) => match &part.access {
                 PartAccess::Ros1(index) => {
-                    let wanted = &self.wanted;
                     let ids = &part.global_ids;
-                    let next = cursor_ros1.next(index, |local| {
-                        ids.get(local)
-                            .is_some_and(|g| wanted.as_ref().is_none_or(|w| w.contains(&g)))
-                    });
-                    match next {
+                    match cursor_ros1.next(index, wants(ids, &self.wanted)) {
                         Ok(Some(m)) => {
-                            let head = &mut cursor.head;
-                            head.channel = ids.get(m.channel).unwrap_or(0);
-                            head.sequence = 0;
-                            head.log_time = m.log_time_ns;
-                            head.publish_time = m.log_time_ns;
-                            head.data.clear();
-                            head.data.extend_from_slice(m.data);
+                            let channel = ids.get(m.channel).unwrap_or(0);
+                            cursor.head.set_copied(channel, m.log_time_ns, m.data);
                             Ok(true)
                         }
                         Ok(None) => Ok(false),
@@ -734,22 +747,11 @@ impl<'r> MessageCursor<'r> {
             },
             Source::Sqlite(cursor_sqlite) => match &part.access {
                 PartAccess::Sqlite(index) => {
-                    let wanted = &self.wanted;
                     let ids = &part.global_ids;
-                    let next = cursor_sqlite.next(&index.topic_ids, |local| {
-                        ids.get(local)
-                            .is_some_and(|g| wanted.as_ref().is_none_or(|w| w.contains(&g)))
-                    });
-                    match next {
+                    match cursor_sqlite.next(&index.topic_ids, wants(ids, &self.wanted)) {
                         Ok(Some(m)) => {
-                            let head = &mut cursor.head;
-                            head.channel = ids.get(m.channel).unwrap_or(0);
-                            head.sequence = 0;
-                            head.log_time = m.log_time_ns;
-                            // rosbag2 stores one time per message: no separate publish time.
-                            head.publish_time = m.log_time_ns;
-                            head.data.clear();
-                            head.data.extend_from_slice(m.data);
+                            let channel = ids.get(m.channel).unwrap_or(0);
+                            cursor.head.set_copied(channel, m.log_time_ns, m.data);
                             Ok(true)
                         }
                         Ok(None) => Ok(false),

@@ -139,6 +139,17 @@ pub enum FileTarget {
     Pick(PickPath),
 }
 
+impl FileTarget {
+    /// The path: given, or asked of the dialog for `kind` (on the worker thread); when the
+    /// dialog gives none, the event that says so.
+    fn resolve(self, kind: PickKind) -> Result<PathBuf, OpenEvent> {
+        match self {
+            FileTarget::Path(p) => Ok(p),
+            FileTarget::Pick(pick) => pick(kind).ok_or(OpenEvent::NothingPicked(kind)),
+        }
+    }
+}
+
 /// Writes `file` on a worker thread (to the path the dialog picks, for a [`FileTarget::Pick`]).
 pub fn save_layout_in_background(
     file: LayoutFile,
@@ -147,12 +158,9 @@ pub fn save_layout_in_background(
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
     spawn("scope-layout", tx, repaint, move || {
-        let path = match target {
-            FileTarget::Path(p) => p,
-            FileTarget::Pick(pick) => match pick(PickKind::SaveLayout) {
-                Some(p) => p,
-                None => return OpenEvent::NothingPicked(PickKind::SaveLayout),
-            },
+        let path = match target.resolve(PickKind::SaveLayout) {
+            Ok(p) => p,
+            Err(nothing) => return nothing,
         };
         match file.write(&path) {
             Ok(()) => OpenEvent::LayoutSaved(path),
@@ -171,12 +179,9 @@ pub fn export_in_background(
     (tx, repaint): (Sender<OpenEvent>, Arc<dyn Fn() + Send + Sync>),
 ) -> Result<(), Error> {
     spawn("scope-export", tx, repaint, move || {
-        let path = match target {
-            FileTarget::Path(p) => p,
-            FileTarget::Pick(pick) => match pick(PickKind::ExportCsv) {
-                Some(p) => p,
-                None => return OpenEvent::NothingPicked(PickKind::ExportCsv),
-            },
+        let path = match target.resolve(PickKind::ExportCsv) {
+            Ok(p) => p,
+            Err(nothing) => return nothing,
         };
         let job = ExportJob {
             columns,
@@ -203,12 +208,9 @@ pub fn read_layout_in_background(
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
     spawn("scope-layout", tx, repaint, move || {
-        let path = match target {
-            FileTarget::Path(p) => p,
-            FileTarget::Pick(pick) => match pick(PickKind::OpenLayout) {
-                Some(p) => p,
-                None => return OpenEvent::NothingPicked(PickKind::OpenLayout),
-            },
+        let path = match target.resolve(PickKind::OpenLayout) {
+            Ok(p) => p,
+            Err(nothing) => return nothing,
         };
         match LayoutFile::read(&path) {
             Ok(file) => OpenEvent::LayoutRead(path, file),
