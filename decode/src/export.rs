@@ -96,11 +96,12 @@ fn for_each_row(
     progress: &dyn Fn(u64, u64),
     mut row: impl FnMut(u64, &[Option<usize>]) -> std::io::Result<()>,
 ) -> std::io::Result<u64> {
+    // Each column's times, fetched once (not through the trait for every row).
+    let times: Vec<&[u64]> = columns.iter().map(|c| c.times()).collect();
     // Per column: the first sample in range, and one past the last.
-    let bounds: Vec<(usize, usize)> = columns
+    let bounds: Vec<(usize, usize)> = times
         .iter()
-        .map(|c| {
-            let t = c.times();
+        .map(|t| {
             (
                 t.partition_point(|&x| x < start_ns),
                 t.partition_point(|&x| x <= end_ns),
@@ -117,20 +118,19 @@ fn for_each_row(
     let mut at_t: Vec<usize> = vec![0; columns.len()];
     let (mut rows, mut samples_done) = (0u64, 0u64);
     loop {
-        let t = columns
-            .iter()
-            .zip(&next)
-            .zip(&bounds)
-            .filter_map(|((c, &i), b)| (i < b.1).then(|| c.times().get(i).copied()).flatten())
-            .min();
+        // The earliest next sample of any column.
+        let mut t = None;
+        for k in 0..times.len() {
+            if let Some(&x) = times[k].get(next[k]).filter(|_| next[k] < bounds[k].1) {
+                t = Some(t.map_or(x, |t: u64| t.min(x)));
+            }
+        }
         let Some(t) = t else {
             break;
         };
-        for (k, column) in columns.iter().enumerate() {
-            let upto = bounds[k].1;
-            at_t[k] = column
-                .times()
-                .get(next[k]..upto)
+        for k in 0..times.len() {
+            at_t[k] = times[k]
+                .get(next[k]..bounds[k].1)
                 .map_or(0, |ts| ts.iter().take_while(|&&x| x == t).count());
         }
         let depth = at_t.iter().copied().max().unwrap_or(0);
