@@ -93,7 +93,17 @@ pub fn topic_tree_ui(
                 let mut toggle = false;
                 collapsing
                     .show_header(ui, |ui| {
-                        toggle = ui.selectable_label(false, &topic.topic).clicked();
+                        // Elided in a narrow panel (the full name on hover), so that the
+                        // count and the badges after it stay in view.
+                        let name_width = (ui.available_width() * 0.6).max(60.0);
+                        toggle = ui
+                            .scope(|ui| {
+                                ui.set_max_width(name_width);
+                                ui.add(egui::Button::selectable(false, &topic.topic).truncate())
+                            })
+                            .inner
+                            .on_hover_text(&topic.topic)
+                            .clicked();
                         let rate = data
                             .and_then(|d| {
                                 let (a, b) = (d.times_ns.first()?, d.times_ns.last()?);
