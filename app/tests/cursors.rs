@@ -36,20 +36,19 @@ fn ramp_bag(dir: &Path) -> PathBuf {
     )
 }
 
+/// `ramp` in one plot, `count` in another.
+fn ramp_layout() -> Layout {
+    Layout {
+        plots: vec![
+            PlotSpec::of(vec![signal("ramp")]),
+            PlotSpec::of(vec![signal("count")]),
+        ],
+    }
+}
+
 fn open_ramp(dir: &Path) -> Harness<'static, Scope> {
     let mut h = open_with_dialog(ramp_bag(dir));
-    *h.state_mut().layout_mut() = Layout {
-        plots: vec![
-            PlotSpec {
-                signals: vec![signal("ramp")],
-                ..PlotSpec::default()
-            },
-            PlotSpec {
-                signals: vec![signal("count")],
-                ..PlotSpec::default()
-            },
-        ],
-    };
+    *h.state_mut().layout_mut() = ramp_layout();
     h.run_steps(3);
     h
 }
@@ -195,18 +194,7 @@ fn cursors_snapshot() {
     cursors.place(Which::B, T0 + 750 * MS + MS / 2);
     let shown = Shown {
         recording: common::load_recording(&ramp_bag(dir.path())),
-        layout: Layout {
-            plots: vec![
-                PlotSpec {
-                    signals: vec![signal("ramp")],
-                    ..PlotSpec::default()
-                },
-                PlotSpec {
-                    signals: vec![signal("count")],
-                    ..PlotSpec::default()
-                },
-            ],
-        },
+        layout: ramp_layout(),
         view: PlotView::default(),
         cursors,
         indexes: RangeIndexes::default(),

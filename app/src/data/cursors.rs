@@ -226,9 +226,7 @@ mod tests {
     use crate::data::series::SeriesBuilder;
 
     fn series(values: &[f64]) -> Series {
-        let mut b = SeriesBuilder::default();
-        values.iter().for_each(|&v| b.push(v));
-        b.finish()
+        Series::from_values(values)
     }
 
     #[test]

@@ -793,9 +793,7 @@ mod tests {
     }
 
     fn series_of(values: &[f64]) -> Series {
-        let mut b = SeriesBuilder::default();
-        values.iter().for_each(|&v| b.push(v));
-        b.finish()
+        Series::from_values(values)
     }
 
     /// `n` samples with repeated times, silences, absent and non-finite values.

@@ -379,6 +379,13 @@ pub enum Series {
 }
 
 impl Series {
+    /// A column of `values`, in order (NaN as a value the recording holds).
+    pub fn from_values(values: &[f64]) -> Series {
+        let mut b = SeriesBuilder::default();
+        values.iter().for_each(|&v| b.push(v));
+        b.finish()
+    }
+
     /// Sample `i` as an exact integer: for a 64-bit integer `f64` rounds, the integer the
     /// message carried; else the value when it is a whole number. `None` when absent, not
     /// whole or past the end.

@@ -101,12 +101,9 @@ pub fn align(x: Column<'_>, y: Column<'_>, window: (u64, u64)) -> XyPath {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::series::SeriesBuilder;
 
     fn series(values: &[f64]) -> Series {
-        let mut b = SeriesBuilder::default();
-        values.iter().for_each(|&v| b.push(v));
-        b.finish()
+        Series::from_values(values)
     }
 
     #[test]
