@@ -20,16 +20,19 @@ use crate::app::save_job::{SaveJob, SaveState};
 use crate::app::screenshot::ScreenshotJob;
 use crate::app::view::Zoom;
 use crate::data::cursors::{Cursors, Which};
+use crate::data::derived::DERIVED_TOPIC;
 use crate::data::inspector::Inspector;
 use crate::data::layout::{Layout, Persisted, SignalRef};
 use crate::data::log_lines::LogLines;
 use crate::data::range_stats::RangeIndexes;
 use crate::data::signal_export::ExportProgress;
+use crate::data::source::DataSource;
 use crate::error::Error;
 use crate::live::LiveOptions;
 use crate::recording::Recording;
 use crate::ui::action::Action;
 use crate::ui::connect_dialog::{ConnectForm, connect_dialog_ui};
+use crate::ui::derived_dialog::{Define, DerivedForm, derived_dialog_ui};
 use crate::ui::error_bar::error_bar_ui;
 use crate::ui::help::help_ui;
 use crate::ui::input::input_actions;
@@ -96,6 +99,8 @@ pub struct Scope {
     follow_range: Option<(f64, f64)>,
     /// File > Connect.
     pub connect_form: ConnectForm,
+    /// The derived-signal editor.
+    pub derived_form: DerivedForm,
     save: Option<SaveJob>,
     /// The log view's topic, filter and lines.
     pub log_view: LogView,
@@ -113,6 +118,8 @@ pub struct Scope {
     pending_layout: Option<layouts::PendingLayout>,
     /// How far the running export has got (`None`: none runs).
     export_progress: Option<Arc<ExportProgress>>,
+    /// A second recording opened before the first one was (`--compare`).
+    pending_second: Option<Arc<dyn DataSource>>,
 }
 
 impl std::fmt::Debug for Scope {
@@ -150,6 +157,7 @@ impl Scope {
             follow: true,
             follow_range: None,
             connect_form: ConnectForm::default(),
+            derived_form: DerivedForm::default(),
             save: None,
             path_entry: None,
             help_open: false,
@@ -159,12 +167,19 @@ impl Scope {
             range_indexes: RangeIndexes::default(),
             pending_layout: None,
             export_progress: None,
+            pending_second: None,
         }
     }
 
     /// Opens `path` (read off the UI thread, starting with the next `logic`).
     pub fn open(&mut self, path: PathBuf) {
         self.commands.push(Command::Open(path));
+    }
+
+    /// Opens `path` beside the open recording, to compare: its topics named `B:/topic`, its
+    /// start aligned with the open one's.
+    pub fn open_second(&mut self, path: PathBuf) {
+        self.commands.push(Command::OpenSecond(path));
     }
 
     /// Opens `path` as `scope PATH` does: with the default layout unless the saved layout
@@ -342,6 +357,11 @@ impl Scope {
         if let Some(options) = connect_dialog_ui(&ctx, &mut self.connect_form) {
             actions.push(Action::Connect(options));
         }
+        if let Some(Define { replacing, spec }) =
+            derived_dialog_ui(&ctx, &mut self.derived_form, &self.persisted.layout.derived)
+        {
+            actions.push(Action::DefineDerived { replacing, spec });
+        }
         help_ui(&ctx, &mut self.help_open);
         if let Some(entry) = &mut self.path_entry {
             let kind = entry.kind;
@@ -402,7 +422,7 @@ impl Scope {
             .max_size((window_w * 0.3).clamp(160.0, 480.0))
             .show(ui, |ui| {
                 ui.heading("Topics");
-                actions.extend(topic_tree_ui(ui, rec, filter).map(Action::AddSignal));
+                actions.extend(topic_tree_ui(ui, rec, filter, &persisted.layout.derived));
             });
         egui::Panel::right("scope-side")
             .resizable(true)
@@ -470,6 +490,28 @@ impl Scope {
                 Action::SaveLayoutTo(path) => self.save_layout_to(path),
                 Action::OpenLayoutFrom(path) => self.open_layout_from(path),
                 Action::PickFile => self.pick(PickKind::File),
+                Action::PickSecond(kind) => self.pick(kind),
+                Action::ShowSecondPathEntry => {
+                    self.path_entry = Some(PathEntry::new(
+                        PickKind::SecondFolder,
+                        "The path of the recording to compare with (a bag or rosbag2 \
+                         directory, or an .mcap file):",
+                    ));
+                }
+                Action::OpenSecond(path) => {
+                    self.path_entry = None;
+                    self.open_second(path);
+                }
+                Action::SecondOffset(offset_ns) => {
+                    if let Some(rec) = &mut self.recording {
+                        rec.set_second_offset_ns(offset_ns);
+                    }
+                }
+                Action::CloseSecond => {
+                    if let Some(rec) = &mut self.recording {
+                        rec.close_second();
+                    }
+                }
                 Action::PickFolder => self.pick(PickKind::Folder),
                 Action::ShowConnectDialog => self.connect_form.open = true,
                 Action::Connect(options) => self.start_live(options),
@@ -493,6 +535,31 @@ impl Scope {
                 Action::ZoomIn => self.zoom(Zoom::In),
                 Action::ZoomOut => self.zoom(Zoom::Out),
                 Action::AddSignal(signal) => self.add_signal(signal),
+                Action::NewDerived(from) => {
+                    self.derived_form =
+                        DerivedForm::new_signal(from.as_ref(), &self.persisted.layout.derived);
+                }
+                Action::EditDerived(name) => {
+                    if let Some(spec) = self
+                        .persisted
+                        .layout
+                        .derived
+                        .iter()
+                        .find(|d| d.name == name)
+                    {
+                        self.derived_form = DerivedForm::edit(spec);
+                    }
+                }
+                Action::RemoveDerived(name) => self.persisted.layout.undefine(&name),
+                Action::DefineDerived { replacing, spec } => {
+                    let signal = spec.signal();
+                    let new = replacing.is_none();
+                    self.persisted.layout.define(replacing.as_deref(), spec);
+                    // A new one is plotted at once, as a clicked field is.
+                    if new {
+                        self.add_signal(signal);
+                    }
+                }
                 Action::Seek(t_ns) => self.playback.playhead_ns = t_ns,
                 Action::Focus(plot) => self.focused_plot = Some(plot),
                 Action::PlaceCursor(which, t_ns) => self.place_cursor(which, t_ns),
@@ -594,9 +661,18 @@ impl Scope {
         let Some(rec) = &mut self.recording else {
             return;
         };
-        let was_loaded = rec.loaded();
+        // Both recordings, when a second one is open (a layout may name either's signals).
+        let all_loaded = |r: &Recording| r.loaded() && r.second().is_none_or(Recording::loaded);
+        let was_loaded = all_loaded(rec);
         rec.poll(POLL_BUDGET);
-        let just_loaded = !was_loaded && rec.loaded();
+        let just_loaded = !was_loaded && all_loaded(rec);
+        let repaint_ctx = ctx.clone();
+        let repaint: Arc<dyn Fn() + Send + Sync> = Arc::new(move || repaint_ctx.request_repaint());
+        if rec.update_derived(&self.persisted.layout.derived, &repaint) {
+            // New columns, perhaps of the same length and first time as the old ones (an
+            // edited expression): statistics summarised from the old ones must go.
+            self.range_indexes.retain(|s| s.topic != DERIVED_TOPIC);
+        }
         if !rec.loaded() {
             // Progress counters move without events.
             ctx.request_repaint_after(Duration::from_millis(100));
@@ -666,11 +742,9 @@ impl Scope {
             r.capture().is_none()
                 || (plotted && r.t1_ns().saturating_sub(r.t0_ns()) >= 8_000_000_000)
         };
-        let ready = self
-            .recording
-            .as_ref()
-            .is_some_and(|r| r.loaded() && live_ready(r))
-            && self.opening == 0
+        let ready = self.recording.as_ref().is_some_and(|r| {
+            r.loaded() && r.second().is_none_or(Recording::loaded) && live_ready(r)
+        }) && self.opening == 0
             && self.commands.is_empty();
         let failed = self
             .error

@@ -24,6 +24,8 @@ pub struct Args {
     pub screenshot_to: Option<PathBuf>,
     /// A layout file to show (`--layout`).
     pub layout: Option<PathBuf>,
+    /// A second recording to open beside the first (`--compare`).
+    pub compare: Option<PathBuf>,
 }
 
 /// `--capture-mb` unless given.
@@ -61,6 +63,10 @@ struct Cli {
     /// drawn, the cursors and the time axis. Fields the recording lacks are left out and named.
     #[arg(long, value_name = "FILE.yaml")]
     layout: Option<PathBuf>,
+    /// A second recording to open beside PATH (File > Compare With): its topics are listed as
+    /// B:/topic, its start aligned with PATH's, and its health shown below PATH's.
+    #[arg(long, value_name = "PATH2", requires = "path")]
+    compare: Option<PathBuf>,
     #[command(flatten, next_help_heading = "Live capture")]
     zenoh: ZenohArgs,
     /// What to capture (default **, everything); repeatable.
@@ -107,6 +113,7 @@ impl Cli {
             demo_recording: self.demo_recording,
             screenshot_to: self.screenshot_to,
             layout: self.layout,
+            compare: self.compare,
         }
     }
 }
@@ -146,6 +153,12 @@ mod tests {
         assert!(args(&["--demo-recording"]).expect("parses").demo_recording);
         assert!(args(&["bag", "--demo-recording"]).is_err(), "both");
         assert!(args(&["one", "two"]).is_err(), "two recordings");
+        let a = args(&["one", "--compare", "two"]).expect("parses");
+        assert_eq!(a.compare, Some("two".into()));
+        assert!(
+            args(&["--compare", "two"]).is_err(),
+            "nothing to compare with"
+        );
     }
 
     #[test]
@@ -215,6 +228,7 @@ mod tests {
         for flag in [
             "--demo-recording",
             "--screenshot-to",
+            "--compare",
             "--connect",
             "--listen",
             "--mode",

@@ -9,7 +9,10 @@
 pub mod column_builder;
 pub mod cursors;
 pub mod default_layout;
+pub mod derived;
+pub mod derived_jobs;
 pub mod envelope;
+pub mod expression;
 pub mod inspector;
 pub mod layout;
 pub mod layout_file;

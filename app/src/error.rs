@@ -35,6 +35,15 @@ pub enum Error {
     /// One message did not decode.
     #[error(transparent)]
     Decode(#[from] decode::DecodeError),
+    /// A derived signal has no values.
+    #[error("derived signal {name}")]
+    Derived {
+        /// Its name.
+        name: String,
+        /// Why.
+        #[source]
+        source: crate::data::derived::DerivedError,
+    },
     /// The inspector found no message of the topic at or after the time asked for.
     #[error("no message at this time")]
     NoMessage,
@@ -109,6 +118,9 @@ pub enum Error {
     /// File > Save Recording with no live capture open.
     #[error("Save Recording: nothing is being captured")]
     NothingCaptured,
+    /// A second recording to compare with, and no first one open.
+    #[error("Compare With: open a recording first, then the one to compare it with")]
+    NothingToCompare,
     /// A screenshot could not be written as PNG.
     #[error("writing {}", path.display())]
     Png {

@@ -40,6 +40,9 @@ fn main() -> ExitCode {
                 (None, None) if args.demo_recording => app.open_demo_recording(),
                 (None, None) => app.open_demo(),
             }
+            if let Some(second) = args.compare {
+                app.open_second(second);
+            }
             if let Some(layout) = args.layout {
                 app.open_layout_from(layout);
             }

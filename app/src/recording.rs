@@ -4,6 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::data::derived::{DERIVED_TOPIC, DerivedSpec, Lookup};
+use crate::data::derived_jobs::DerivedJobs;
+use crate::data::layout::SignalRef;
 use crate::data::loader::{LoadEvent, Loader};
 use crate::data::source::{DataSource, SourceSummary};
 use crate::data::topic_data::TopicData;
@@ -13,6 +16,15 @@ use crate::live::{LiveCapture, LiveEvent, LiveStats};
 /// Evicted messages a live topic keeps in its columns before they are dropped (dropping
 /// rebuilds the columns, so it waits until a good share is dead).
 pub const DEAD_PREFIX_MIN: usize = 4_096;
+
+/// A live capture's derived signals are evaluated again at most this often.
+pub const LIVE_DERIVED_EVERY: Duration = Duration::from_millis(250);
+
+/// Names a second recording's topics in signals and the topic tree: `B:/imu/data`.
+pub const SECOND_PREFIX: &str = "B:";
+
+/// Told apart from the first recording's topics and derived signals in cache numbers.
+const SECOND_INDEX: usize = 1 << 40;
 
 /// How far a topic has got.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +60,22 @@ pub struct Recording {
     live_stats: LiveStats,
     /// Bumped whenever columns change (plots recompute their points).
     generation: u64,
+    /// The derived signals' columns, evaluated from this recording's.
+    derived: DerivedJobs,
+    /// A second recording opened beside this one.
+    second: Option<Second>,
+}
+
+/// A second recording, its columns' times moved onto the first's axis: its start onto the
+/// first's start, plus an offset.
+struct Second {
+    recording: Box<Recording>,
+    /// Added to the start alignment, ns.
+    offset_ns: i64,
+    /// Per topic, the shift its columns carry now, ns.
+    shifted: Vec<i64>,
+    /// Its generation when last taken in.
+    seen: u64,
 }
 
 impl std::fmt::Debug for Recording {
@@ -76,6 +104,8 @@ impl Recording {
             live: None,
             live_stats: LiveStats::default(),
             generation: 0,
+            derived: DerivedJobs::new(),
+            second: None,
         }
     }
 
@@ -94,6 +124,8 @@ impl Recording {
             live: Some(capture),
             live_stats: LiveStats::default(),
             generation: 0,
+            derived: DerivedJobs::new(),
+            second: None,
         }
     }
 
@@ -117,8 +149,14 @@ impl Recording {
         self.generation
     }
 
-    /// Takes in what the loader or the capture has delivered, for at most `budget`.
+    /// Takes in what the loader or the capture has delivered, for at most `budget` (and as
+    /// much again for a second recording).
     pub fn poll(&mut self, budget: Duration) {
+        self.poll_own(budget);
+        self.poll_second(budget);
+    }
+
+    fn poll_own(&mut self, budget: Duration) {
         if self.live.is_some() {
             self.poll_live(budget);
             return;
@@ -234,6 +272,188 @@ impl Recording {
         self.live_stats = stats;
     }
 
+    /// Opens `source` beside this recording (replacing a second one open before): its topics
+    /// are named with [`SECOND_PREFIX`], its start aligned with this one's.
+    pub fn open_second(
+        &mut self,
+        source: Arc<dyn DataSource>,
+        repaint: Arc<dyn Fn() + Send + Sync>,
+    ) {
+        self.second = Some(Second {
+            recording: Box::new(Recording::start(source, repaint)),
+            offset_ns: 0,
+            shifted: Vec::new(),
+            seen: 0,
+        });
+        self.generation += 1;
+    }
+
+    /// Closes the second recording.
+    pub fn close_second(&mut self) {
+        if self.second.take().is_some() {
+            self.generation += 1;
+        }
+    }
+
+    /// The second recording, as it was recorded (its summary's times are its own; its
+    /// columns' are on this recording's axis).
+    pub fn second(&self) -> Option<&Recording> {
+        self.second.as_ref().map(|s| &*s.recording)
+    }
+
+    /// How far the second recording's start is moved past this one's, ns.
+    pub fn second_offset_ns(&self) -> i64 {
+        self.second.as_ref().map_or(0, |s| s.offset_ns)
+    }
+
+    /// Moves the second recording's start `offset_ns` past this one's (its columns follow
+    /// with the next poll).
+    pub fn set_second_offset_ns(&mut self, offset_ns: i64) {
+        if let Some(second) = &mut self.second {
+            second.offset_ns = offset_ns;
+        }
+        self.align_second();
+    }
+
+    /// What to add to the second recording's times: its start onto this one's, plus the
+    /// offset.
+    fn second_shift(&self) -> i64 {
+        let Some(second) = &self.second else {
+            return 0;
+        };
+        let (ours, theirs) = (
+            self.summary.time_range_ns,
+            second.recording.summary.time_range_ns,
+        );
+        let start = match (ours, theirs) {
+            (Some((a, _)), Some((b, _))) => i128::from(a) - i128::from(b),
+            _ => 0,
+        };
+        let shift = start.saturating_add(i128::from(second.offset_ns));
+        i64::try_from(shift).unwrap_or(if shift < 0 { i64::MIN } else { i64::MAX })
+    }
+
+    fn poll_second(&mut self, budget: Duration) {
+        let Some(second) = &mut self.second else {
+            return;
+        };
+        second.recording.poll(budget);
+        if second.recording.generation != second.seen {
+            second.seen = second.recording.generation;
+            self.generation += 1;
+        }
+        self.align_second();
+    }
+
+    /// Moves the second recording's loaded columns onto this one's axis, where they are not
+    /// yet.
+    fn align_second(&mut self) {
+        let shift = self.second_shift();
+        let Some(second) = &mut self.second else {
+            return;
+        };
+        second.shifted.resize(second.recording.topics.len(), 0);
+        let mut moved = false;
+        for (state, done) in second.recording.topics.iter_mut().zip(&mut second.shifted) {
+            if let TopicState::Loaded(data) = state
+                && *done != shift
+            {
+                Arc::make_mut(data).shift_times(shift.saturating_sub(*done));
+                *done = shift;
+                moved = true;
+            }
+        }
+        if moved {
+            self.generation += 1;
+        }
+    }
+
+    /// Evaluates the derived signals `specs` from this recording's columns (in the background,
+    /// again when they or their inputs change; for a live capture at most every
+    /// [`LIVE_DERIVED_EVERY`]). `repaint` wakes the UI when new results are in. True when
+    /// derived columns changed.
+    pub fn update_derived(
+        &mut self,
+        specs: &[DerivedSpec],
+        repaint: &Arc<dyn Fn() + Send + Sync>,
+    ) -> bool {
+        let Recording {
+            derived,
+            topics,
+            summary,
+            live,
+            generation,
+            second,
+            ..
+        } = self;
+        let names: Vec<&str> = summary.topics.iter().map(|t| t.topic.as_str()).collect();
+        let second_names: Vec<String> = second
+            .as_ref()
+            .map(|s| {
+                let topics = &s.recording.summary.topics;
+                topics
+                    .iter()
+                    .map(|t| format!("{SECOND_PREFIX}{}", t.topic))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let state = |s: &SignalRef| {
+            let own = names.iter().position(|&t| t == s.topic);
+            match (own, s.topic.strip_prefix(SECOND_PREFIX), second.as_ref()) {
+                (Some(i), _, _) => topics.get(i),
+                (None, Some(topic), Some(second)) => second
+                    .recording
+                    .topic_index(topic)
+                    .and_then(|i| second.recording.topics.get(i)),
+                _ => None,
+            }
+        };
+        let lookup = |s: &SignalRef| match state(s) {
+            Some(TopicState::Loaded(d)) => Lookup::Found(Arc::clone(d)),
+            Some(TopicState::Loading) => Lookup::Loading,
+            _ => Lookup::Missing,
+        };
+        let mut names = names.clone();
+        names.extend(second_names.iter().map(String::as_str));
+        let throttle = if live.is_some() {
+            LIVE_DERIVED_EVERY
+        } else {
+            Duration::ZERO
+        };
+        let changed = derived.poll(specs, &names, &lookup, throttle, repaint);
+        if changed {
+            *generation += 1;
+        }
+        changed
+    }
+
+    /// The columns holding `signal` (a topic's, or a derived signal's, which comes first when a
+    /// topic is named [`DERIVED_TOPIC`] too), with a number that tells the columns apart for
+    /// caches.
+    pub fn signal_data(&self, signal: &SignalRef) -> Option<(usize, &Arc<TopicData>)> {
+        match self.signal_state(signal)? {
+            (i, TopicState::Loaded(d)) => Some((i, d)),
+            _ => None,
+        }
+    }
+
+    /// How far the columns holding `signal` have got (see [`Recording::signal_data`]).
+    pub fn signal_state(&self, signal: &SignalRef) -> Option<(usize, &TopicState)> {
+        if signal.topic == DERIVED_TOPIC
+            && let Some(state) = self.derived.state(&signal.path)
+        {
+            let i = self.derived.index(&signal.path).unwrap_or_default();
+            return Some((self.topics.len() + i, state));
+        }
+        if let Some(i) = self.topic_index(&signal.topic) {
+            return Some((i, self.topics.get(i)?));
+        }
+        let topic = signal.topic.strip_prefix(SECOND_PREFIX)?;
+        let second = &self.second.as_ref()?.recording;
+        let i = second.topic_index(topic)?;
+        Some((SECOND_INDEX + i, second.topics.get(i)?))
+    }
+
     /// The live capture's failure, once: the app shows it until dismissed.
     pub fn take_failure(&mut self) -> Option<Error> {
         self.failure.take()
@@ -267,13 +487,32 @@ impl Recording {
         self.summary().topics.iter().position(|t| t.topic == topic)
     }
 
-    /// The recording's first log time (0 when empty).
+    /// The first log time (0 when empty); with a second recording, the earlier of the two
+    /// starts on this one's axis.
     pub fn t0_ns(&self) -> u64 {
-        self.summary().time_range_ns.map_or(0, |r| r.0)
+        let own = self.summary().time_range_ns.map(|r| r.0);
+        match (own, self.second_range_ns()) {
+            (Some(a), Some((b, _))) => a.min(b),
+            (a, b) => a.or(b.map(|r| r.0)).unwrap_or(0),
+        }
     }
 
-    /// The recording's last log time.
+    /// The last log time; with a second recording, the later of the two ends.
     pub fn t1_ns(&self) -> u64 {
-        self.summary().time_range_ns.map_or(0, |r| r.1)
+        let own = self.summary().time_range_ns.map(|r| r.1);
+        match (own, self.second_range_ns()) {
+            (Some(a), Some((_, b))) => a.max(b),
+            (a, b) => a.or(b.map(|r| r.1)).unwrap_or(0),
+        }
+    }
+
+    /// The second recording's time range on this one's axis.
+    fn second_range_ns(&self) -> Option<(u64, u64)> {
+        let (a, b) = self.second.as_ref()?.recording.summary.time_range_ns?;
+        let shift = self.second_shift();
+        Some((
+            a.saturating_add_signed(shift),
+            b.saturating_add_signed(shift),
+        ))
     }
 }

@@ -2,7 +2,7 @@
 //! user asked for as [`action::Action`]s (or, for state only the panel owns, such as a filter
 //! text or the timeline's speed, changes it in place). The topic tree, the plots, the
 //! timeline, the health panel, the inspector, the cursors' readings, the menu bar, the live status bar, the connect
-//! dialog, the error bar; the colours they share ([`theme`]) and how values and times are
+//! dialog, the derived-signal editor, the error bar; the colours they share ([`theme`]) and how values and times are
 //! written ([`format`](mod@format)).
 //!
 //! Panels read the data layer and the live capture; nothing here starts work or waits on it.
@@ -10,6 +10,7 @@
 pub mod action;
 pub mod connect_dialog;
 pub mod cursors;
+pub mod derived_dialog;
 pub mod error_bar;
 pub mod format;
 pub mod health;

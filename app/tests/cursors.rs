@@ -43,6 +43,7 @@ fn ramp_layout() -> Layout {
             PlotSpec::of(vec![signal("ramp")]),
             PlotSpec::of(vec![signal("count")]),
         ],
+        ..Layout::default()
     }
 }
 

@@ -50,6 +50,7 @@ fn export_signals_writes_the_cursor_range_on_one_time_column_exactly() {
             signals: vec![signal("ramp"), signal("big")],
             ..PlotSpec::default()
         }],
+        ..Layout::default()
     };
     h.state_mut().playback.playhead_ns = T0 + 100 * MS;
     h.key_press(egui::Key::A);

@@ -63,6 +63,7 @@ fn a_saved_layout_comes_back_and_on_another_recording_says_what_it_lacks() {
                 ..PlotSpec::default()
             },
         ],
+        ..Layout::default()
     };
     h.run_steps(2);
     h.get_by_label("UTC").click();

@@ -85,6 +85,7 @@ fn stack_snapshot_of(
                 ..PlotSpec::default()
             })
             .collect(),
+        ..Layout::default()
     };
     let mut view = PlotView::default();
     view.clock = clock;
@@ -349,6 +350,7 @@ fn a_long_legend_in_an_800_px_window_stays_inside_the_plots_panel() {
                 ..PlotSpec::default()
             },
         ],
+        ..Layout::default()
     };
     for _ in 0..20 {
         h.step();
@@ -373,6 +375,7 @@ fn plots_keep_to_the_width_they_are_given() {
             signals: vec![signal(long), signal(long)],
             ..PlotSpec::default()
         }],
+        ..Layout::default()
     };
     let mut view = PlotView::default();
     let mut h = Harness::builder()

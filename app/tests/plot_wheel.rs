@@ -56,6 +56,7 @@ fn the_wheel_zooms_time_around_the_pointer_and_shift_pans_it() {
                 topic: "sine".into(),
                 path: "value".into(),
             }])],
+            ..Layout::default()
         },
         view: PlotView::default(),
     };

@@ -119,6 +119,6 @@ fn topic_tree_with_badges() {
     let recording = loaded(&flawed_bag(dir.path()));
     let mut filter = String::new();
     snapshot("topic_tree", egui::vec2(420.0, 200.0), |ui| {
-        topic_tree_ui(ui, &recording, &mut filter);
+        topic_tree_ui(ui, &recording, &mut filter, &[]);
     });
 }

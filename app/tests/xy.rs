@@ -44,6 +44,7 @@ fn a_legend_entry_becomes_the_x_axis_and_back() {
     step_until(&mut h, "the recording to load", loaded);
     *h.state_mut().layout_mut() = Layout {
         plots: vec![PlotSpec::of(vec![signal("east"), signal("north")])],
+        ..Layout::default()
     };
     h.run_steps(3);
     h.get_by_label_contains("east/value = ").click_secondary();
@@ -89,6 +90,7 @@ fn xy_snapshot() {
                 x: Some(signal("east")),
                 equal_axes: true,
             }],
+            ..Layout::default()
         },
         view: PlotView::default(),
         cursors,

@@ -12,6 +12,7 @@ use crate::app::{Scope, remember};
 use crate::data::inspector::Inspector;
 use crate::data::layout_file::LayoutFile;
 use crate::data::signal_export::{ExportProgress, SignalColumn};
+use crate::error::Error;
 use crate::live::{LiveCapture, LiveOptions};
 use crate::recording::Recording;
 use crate::ui::path_entry::PathEntry;
@@ -21,6 +22,8 @@ use crate::ui::path_entry::PathEntry;
 pub(super) enum Command {
     /// A recording at a path.
     Open(PathBuf),
+    /// A recording at a path, beside the open one.
+    OpenSecond(PathBuf),
     /// Whatever the file dialog picks.
     Pick(PickKind),
     /// The built-in demo recording.
@@ -63,7 +66,10 @@ impl Scope {
         for command in std::mem::take(&mut self.commands) {
             let tx = self.open_tx.clone();
             let started = match command {
-                Command::Open(path) => open_in_background(path, tx, Arc::clone(repaint)),
+                Command::Open(path) => open_in_background(path, false, tx, Arc::clone(repaint)),
+                Command::OpenSecond(path) => {
+                    open_in_background(path, true, tx, Arc::clone(repaint))
+                }
                 Command::Pick(kind) => {
                     pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(repaint))
                 }
@@ -143,7 +149,20 @@ impl Scope {
                         Err(e) => self.error = Some(e),
                     }
                 }
-                OpenEvent::Opened { source, demo } => {
+                OpenEvent::Opened {
+                    source,
+                    second: true,
+                    ..
+                } => match &mut self.recording {
+                    Some(rec) => {
+                        rec.open_second(source, Arc::clone(repaint));
+                        self.error = None;
+                    }
+                    // The first recording is still being opened (`scope A --compare B`).
+                    None if self.opening > 0 => self.pending_second = Some(source),
+                    None => self.error = Some(Error::NothingToCompare),
+                },
+                OpenEvent::Opened { source, demo, .. } => {
                     self.close();
                     if !demo {
                         remember(&mut self.persisted.recent, &source.summary().path);
@@ -151,7 +170,11 @@ impl Scope {
                     self.playback.playhead_ns = source.summary().time_range_ns.map_or(0, |r| r.0);
                     self.inspector =
                         Some(Inspector::start(Arc::clone(&source), Arc::clone(repaint)));
-                    self.recording = Some(Recording::start(source, Arc::clone(repaint)));
+                    let mut rec = Recording::start(source, Arc::clone(repaint));
+                    if let Some(second) = self.pending_second.take() {
+                        rec.open_second(second, Arc::clone(repaint));
+                    }
+                    self.recording = Some(rec);
                     self.error = None;
                     self.focused_plot = None;
                     self.layout_settled = false;

@@ -27,9 +27,8 @@ impl Scope {
                 continue;
             }
             let column = rec
-                .topic_index(&signal.topic)
-                .and_then(|i| rec.data(i))
-                .and_then(|data| SignalColumn::new(name, Arc::clone(data), &signal.path));
+                .signal_data(signal)
+                .and_then(|(_, data)| SignalColumn::new(name, Arc::clone(data), &signal.path));
             columns.extend(column);
         }
         if columns.is_empty() {

@@ -26,6 +26,13 @@ pub fn native_dialog() -> PickPath {
         match kind {
             PickKind::File => dialog.add_filter("MCAP", &["mcap"]).pick_file(),
             PickKind::Folder => dialog.pick_folder(),
+            PickKind::SecondFile => dialog
+                .set_title("Compare with a second recording")
+                .add_filter("MCAP", &["mcap"])
+                .pick_file(),
+            PickKind::SecondFolder => dialog
+                .set_title("Compare with a second recording")
+                .pick_folder(),
             PickKind::SaveBag => rfd::FileDialog::new()
                 .set_title("Save recording as (a new bag directory)")
                 .set_file_name("capture")
@@ -60,6 +67,8 @@ pub enum OpenEvent {
         source: Arc<dyn DataSource>,
         /// True for the built-in demo (not added to recent files).
         demo: bool,
+        /// To be opened beside the open recording, not instead of it.
+        second: bool,
     },
     /// Opening failed.
     Failed(Error),
@@ -99,23 +108,27 @@ fn spawn(
         .map_err(|source| Error::Thread { name, source })
 }
 
-fn open_path(path: PathBuf, demo: bool) -> OpenEvent {
+fn open_path(path: PathBuf, demo: bool, second: bool) -> OpenEvent {
     match RecordingSource::open(&path) {
         Ok(source) => OpenEvent::Opened {
             source: Arc::new(source),
             demo,
+            second,
         },
         Err(e) => OpenEvent::Failed(e),
     }
 }
 
-/// Opens `path` on a worker thread.
+/// Opens `path` on a worker thread (as a second recording when `second`).
 pub fn open_in_background(
     path: PathBuf,
+    second: bool,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
-    spawn("scope-open", tx, repaint, move || open_path(path, false))
+    spawn("scope-open", tx, repaint, move || {
+        open_path(path, false, second)
+    })
 }
 
 /// Shows the dialog on a worker thread, then opens what was chosen.
@@ -125,8 +138,9 @@ pub fn pick_in_background(
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
+    let second = matches!(kind, PickKind::SecondFile | PickKind::SecondFolder);
     spawn("scope-dialog", tx, repaint, move || match pick(kind) {
-        Some(path) => open_path(path, false),
+        Some(path) => open_path(path, false, second),
         None => OpenEvent::NothingPicked(kind),
     })
 }
@@ -229,7 +243,7 @@ pub fn demo_in_background(
         tx,
         repaint,
         move || match crate::demo::write_demo_in_temp() {
-            Ok(path) => open_path(path, true),
+            Ok(path) => open_path(path, true, false),
             Err(e) => OpenEvent::Failed(Error::Demo(e)),
         },
     )

@@ -5,6 +5,7 @@ use crate::app::Scope;
 use crate::data::default_layout::{
     FieldStats, TopicCandidate, choose_default_layout, constant_fields_layout, in_order_of_interest,
 };
+use crate::data::derived::DERIVED_TOPIC;
 use crate::data::layout::SignalRef;
 use crate::data::log_lines::looks_like_text;
 use crate::ui::side_panel::RightPanel;
@@ -53,6 +54,8 @@ impl Scope {
                 layout = constant_fields_layout(&topics);
             }
         }
+        // The derived signals the user defined stay defined.
+        layout.derived = std::mem::take(&mut self.persisted.layout.derived);
         self.persisted.layout = layout;
         self.focused_plot = None;
         self.reset_view = true;
@@ -67,10 +70,13 @@ impl Scope {
             return;
         };
         let had_plots = !self.persisted.layout.plots.is_empty();
+        let derived = self.persisted.layout.derived.clone();
+        // A derived signal is kept while it is defined (its legend says what it lacks).
         let present = |s: &SignalRef| {
-            rec.topic_index(&s.topic)
-                .and_then(|i| rec.data(i))
-                .is_some_and(|d| d.field(&s.path).is_some())
+            (s.topic == DERIVED_TOPIC && derived.iter().any(|d| d.name == s.path))
+                || rec
+                    .signal_data(s)
+                    .is_some_and(|(_, d)| d.field(&s.path).is_some())
         };
         // Each once, in layout order (a signal may be in several plots).
         let mut missing: Vec<String> = Vec::new();

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::derived::{DERIVED_TOPIC, DerivedSpec};
+
 /// One plotted signal: a topic's numeric leaf.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SignalRef {
@@ -42,11 +44,14 @@ impl PlotSpec {
     }
 }
 
-/// The stack of plots.
+/// The stack of plots, and the derived signals they may show.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
     /// Top to bottom.
     pub plots: Vec<PlotSpec>,
+    /// Derived signals, in the order they are evaluated (each may read those before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<DerivedSpec>,
 }
 
 impl Layout {
@@ -76,6 +81,38 @@ impl Layout {
         }
         self.plots.retain(|p| !p.signals.is_empty());
         before - self.signals().count()
+    }
+
+    /// Defines derived signal `spec`, replacing the one of the same name (or of the name
+    /// `replacing`, which plots then show under the new name).
+    pub fn define(&mut self, replacing: Option<&str>, spec: DerivedSpec) {
+        let old = replacing.unwrap_or(&spec.name).to_owned();
+        if old != spec.name {
+            let from = SignalRef {
+                topic: DERIVED_TOPIC.to_owned(),
+                path: old.clone(),
+            };
+            let to = spec.signal();
+            for s in self
+                .plots
+                .iter_mut()
+                .flat_map(|p| p.x.iter_mut().chain(p.signals.iter_mut()))
+            {
+                if *s == from {
+                    *s = to.clone();
+                }
+            }
+        }
+        match self.derived.iter_mut().find(|d| d.name == old) {
+            Some(d) => *d = spec,
+            None => self.derived.push(spec),
+        }
+    }
+
+    /// Removes derived signal `name` and its traces.
+    pub fn undefine(&mut self, name: &str) {
+        self.derived.retain(|d| d.name != name);
+        self.retain_present(|s| !(s.topic == DERIVED_TOPIC && s.path == name));
     }
 
     /// Every signal in the layout (an XY plot's x first).

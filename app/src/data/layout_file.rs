@@ -13,6 +13,14 @@
 //!   - topic: /imu
 //!     path: linear_acceleration.x
 //!     draw: lines
+//!   - topic: Derived
+//!     path: acc_xy
+//! derived:
+//! - name: acc_xy
+//!   expression: sqrt({/imu/linear_acceleration.x}^2 + {/imu/linear_acceleration.y}^2)
+//!   transform:
+//!     op: moving_average
+//!     window_ms: 100
 //! ```
 //!
 //! Cursors are kept as offsets from the recording's start, so that a layout carries over to
@@ -24,6 +32,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::derived::DerivedSpec;
 use crate::data::envelope::Draw;
 use crate::data::layout::{Layout, PlotSpec, SignalRef};
 
@@ -122,6 +131,9 @@ pub struct LayoutFile {
     /// The plots, top to bottom.
     #[serde(default)]
     pub plots: Vec<PlotFile>,
+    /// Derived signals, in the order they are evaluated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<DerivedSpec>,
 }
 
 /// Why a layout file cannot be used.
@@ -189,6 +201,7 @@ impl LayoutFile {
                     }
                 })
                 .collect(),
+            derived: layout.derived.clone(),
         }
     }
 
@@ -215,7 +228,13 @@ impl LayoutFile {
             })
             .filter(|p| !p.signals.is_empty())
             .collect();
-        (Layout { plots }, draw)
+        (
+            Layout {
+                plots,
+                derived: self.derived.clone(),
+            },
+            draw,
+        )
     }
 
     /// As YAML.

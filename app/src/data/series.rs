@@ -415,6 +415,27 @@ impl Series {
         }
     }
 
+    /// Appends the values of samples `range` (as many as there are) to `out`.
+    pub fn copy_values(&self, range: std::ops::Range<usize>, out: &mut Vec<f64>) {
+        match self {
+            Series::F32(t) => {
+                let values = t
+                    .values
+                    .get(range.start.min(t.values.len())..)
+                    .unwrap_or(&[]);
+                let n = range.len().min(values.len());
+                out.extend(values.iter().take(n).map(|v| v.to_f64()));
+            }
+            Series::F64(t) => {
+                let values = t
+                    .values
+                    .get(range.start.min(t.values.len())..)
+                    .unwrap_or(&[]);
+                out.extend_from_slice(values.get(..range.len().min(values.len())).unwrap_or(&[]));
+            }
+        }
+    }
+
     /// Number of samples.
     pub fn len(&self) -> usize {
         match self {

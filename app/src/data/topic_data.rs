@@ -267,6 +267,18 @@ impl TopicData {
         (self.gaps, self.gap_count) = find_gaps(&self.times_ns);
     }
 
+    /// Moves every time by `delta_ns` (a second recording aligned onto the first's axis),
+    /// saturating at the ends of the `u64` range, so that the order is kept.
+    pub fn shift_times(&mut self, delta_ns: i64) {
+        let shift = |t: &mut u64| *t = t.saturating_add_signed(delta_ns);
+        self.times_ns.iter_mut().for_each(shift);
+        self.time_levels.iter_mut().flatten().for_each(shift);
+        for gap in &mut self.gaps {
+            shift(&mut gap.from_ns);
+            shift(&mut gap.to_ns);
+        }
+    }
+
     /// Messages logged before `t_ns`.
     pub fn count_before(&self, t_ns: u64) -> usize {
         self.times_ns.partition_point(|&t| t < t_ns)

@@ -18,6 +18,16 @@ pub enum Action {
     PickFile,
     /// File > Open Folder: the file dialog, for a bag or rosbag2 directory.
     PickFolder,
+    /// File > Compare With > File or Folder: the file dialog, for a second recording.
+    PickSecond(crate::ui::path_entry::PickKind),
+    /// File > Compare With > Path: type the path of a second recording.
+    ShowSecondPathEntry,
+    /// Open the recording at this path beside the open one.
+    OpenSecond(PathBuf),
+    /// The topic tree's offset of the second recording: its start this far past the first's, ns.
+    SecondOffset(i64),
+    /// The topic tree's Close, on the second recording.
+    CloseSecond,
     /// File > Connect: show the connect dialog.
     ShowConnectDialog,
     /// The connect dialog's Connect: capture live data.
@@ -115,6 +125,19 @@ pub enum Action {
         plot: usize,
         /// What.
         xy: crate::ui::xy_plot::XyAction,
+    },
+    /// "New derived signal..." (of this field: "Derive a signal from this..."): the editor.
+    NewDerived(Option<SignalRef>),
+    /// A derived signal's "Edit...": the editor.
+    EditDerived(String),
+    /// A derived signal's "Remove".
+    RemoveDerived(String),
+    /// The editor's Add or Save.
+    DefineDerived {
+        /// The definition it replaces (by name), when editing.
+        replacing: Option<String>,
+        /// The definition.
+        spec: crate::data::derived::DerivedSpec,
     },
     /// The log view shows topic `.0`: have a worker read its lines.
     ShowLog(usize),

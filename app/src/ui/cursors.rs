@@ -130,10 +130,7 @@ fn signal_ui(
     offset: &dyn Fn(u64) -> String,
     value_width: f32,
 ) -> bool {
-    let Some((topic, data)) = rec
-        .topic_index(&signal.topic)
-        .and_then(|i| Some((i, rec.data(i)?)))
-    else {
+    let Some((topic, data)) = rec.signal_data(signal) else {
         ui.weak("not loaded");
         return false;
     };

@@ -3,19 +3,38 @@
 use egui::{Color32, RichText};
 
 use crate::data::topic_data::{GAP_PERIODS, Gap, Latency};
-use crate::recording::Recording;
+use crate::recording::{Recording, SECOND_PREFIX};
 use crate::ui::format::format_relative;
 use crate::ui::theme;
 
 /// The sentence shown when the recorder dropped messages.
 pub const GAPS_SENTENCE: &str = "This recording has gaps.";
 
-/// Drops, unstamped share, never-published topics, parts and latency.
+/// Drops, unstamped share, never-published topics, parts and latency; of a second recording
+/// too, below the first's.
 pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.heading("Health");
+            let t0 = recording.t0_ns();
+            let Some(second) = recording.second() else {
+                recording_health_ui(ui, recording, t0);
+                return;
+            };
+            ui.label(RichText::new(&recording.summary().name).strong());
+            recording_health_ui(ui, recording, t0);
+            ui.separator();
+            ui.label(RichText::new(format!("{SECOND_PREFIX} {}", second.summary().name)).strong());
+            recording_health_ui(ui, second, t0);
+        });
+}
+
+/// One recording's health; times relative to `t0_ns`, the axis' origin.
+fn recording_health_ui(ui: &mut egui::Ui, recording: &Recording, t0_ns: u64) {
     let health = &recording.summary().health;
     let warn = theme::WARNING;
-    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-        ui.heading("Health");
+    {
         verdict_ui(ui, recording, warn);
         match health.dropped_messages {
             Some(0) => {
@@ -28,10 +47,11 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 )));
             }
             None => {
-                ui.label(RichText::new("Dropped messages: unknown").color(warn)).on_hover_text(
-                    "The recording does not say whether messages were dropped: a recording \
+                ui.label(RichText::new("Dropped messages: unknown").color(warn))
+                    .on_hover_text(
+                        "The recording does not say whether messages were dropped: a recording \
                      by another tool, or an index rebuilt without its counts. Unknown is not 0.",
-                );
+                    );
             }
         }
         match health.unstamped_messages {
@@ -45,7 +65,10 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                     .on_hover_text("Messages that arrived without a publisher timestamp; their publish time is the log time.");
             }
             None => {
-                ui.label(format!("Messages: {} (unstamped count not recorded)", health.message_count));
+                ui.label(format!(
+                    "Messages: {} (unstamped count not recorded)",
+                    health.message_count
+                ));
             }
         }
         if health.never_published.is_empty() {
@@ -62,7 +85,7 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 ui.label(format!("  {topic} ({schema})"));
             }
         }
-        gaps_ui(ui, recording, warn);
+        gaps_ui(ui, recording, t0_ns, warn);
         ui.separator();
         if recording.capture().is_some() {
             let stats = recording.live_stats();
@@ -77,10 +100,16 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
                 format!("{} evicted from the buffer", stats.evicted)
             };
             ui.label(evicted);
-            ui.label(format!("{} dropped by the transport queue", stats.transport_dropped));
+            ui.label(format!(
+                "{} dropped by the transport queue",
+                stats.transport_dropped
+            ));
             if let Some(e) = &stats.spill_error {
                 let e = e.report();
-                ui.add(egui::Label::new(RichText::new(format!("Spill: {e}")).small().color(warn)).wrap());
+                ui.add(
+                    egui::Label::new(RichText::new(format!("Spill: {e}")).small().color(warn))
+                        .wrap(),
+                );
             }
         } else {
             ui.label(RichText::new("Parts").strong());
@@ -119,11 +148,18 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
         }
         ui.separator();
         latency_ui(ui, recording);
-        if let Some(t) = recording.load_time.filter(|_| recording.capture().is_none()) {
+        if let Some(t) = recording
+            .load_time
+            .filter(|_| recording.capture().is_none())
+        {
             ui.separator();
-            ui.label(RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3)).small().weak());
+            ui.label(
+                RichText::new(format!("Decoded in {:.0} ms", t.as_secs_f64() * 1e3))
+                    .small()
+                    .weak(),
+            );
         }
-    });
+    }
 }
 
 /// One line on top: whether anything is known to be lost, and how many reasons there are.
@@ -147,8 +183,7 @@ fn verdict_ui(ui: &mut egui::Ui, recording: &Recording, warn: Color32) {
 
 /// Topics that fell silent for many of their typical periods (lost messages show up here even
 /// when the recorder did not count them).
-fn gaps_ui(ui: &mut egui::Ui, recording: &Recording, warn: Color32) {
-    let t0 = recording.t0_ns();
+fn gaps_ui(ui: &mut egui::Ui, recording: &Recording, t0: u64, warn: Color32) {
     let topics: Vec<(&str, u64, Gap)> = recording
         .summary()
         .topics

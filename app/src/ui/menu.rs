@@ -7,6 +7,7 @@ use egui::RichText;
 use crate::recording::Recording;
 use crate::ui::action::Action;
 use crate::ui::input::{OPEN_FILE, OPEN_FOLDER, QUIT, SAVE_RECORDING};
+use crate::ui::path_entry::PickKind;
 
 /// What the menu bar shows besides its menus.
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +84,32 @@ fn file_menu_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Actio
     choose(ui, clicked, Action::PickFolder, actions);
     let clicked = ui.button("Open Path...").clicked();
     choose(ui, clicked, Action::ShowPathEntry, actions);
+    ui.add_enabled_ui(state.recording.is_some(), |ui| {
+        ui.menu_button("Compare With", |ui| {
+            let clicked = ui
+                .button("File...")
+                .on_hover_text("Open an .mcap file beside this recording, its topics as B:/topic")
+                .clicked();
+            choose(
+                ui,
+                clicked,
+                Action::PickSecond(PickKind::SecondFile),
+                actions,
+            );
+            let clicked = ui
+                .button("Folder...")
+                .on_hover_text("Open a bag or rosbag2 directory beside this recording")
+                .clicked();
+            choose(
+                ui,
+                clicked,
+                Action::PickSecond(PickKind::SecondFolder),
+                actions,
+            );
+            let clicked = ui.button("Path...").clicked();
+            choose(ui, clicked, Action::ShowSecondPathEntry, actions);
+        });
+    });
     ui.menu_button("Open Recent", |ui| {
         if state.recent.is_empty() {
             ui.label("No recent recordings");

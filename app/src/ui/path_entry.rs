@@ -21,6 +21,10 @@ pub enum PickKind {
     OpenLayout,
     /// A CSV file to export the plotted signals to (File > Export Signals).
     ExportCsv,
+    /// A second recording's `.mcap` file (File > Compare With > File).
+    SecondFile,
+    /// A second recording's directory (File > Compare With > Folder).
+    SecondFolder,
 }
 
 /// The path entry's state, while it is shown.
@@ -62,6 +66,7 @@ impl PathEntry {
             PickKind::SaveLayout => ("Save Layout", "Save"),
             PickKind::OpenLayout => ("Open Layout", "Open"),
             PickKind::ExportCsv => ("Export Signals", "Export"),
+            PickKind::SecondFile | PickKind::SecondFolder => ("Compare With", "Open"),
         }
     }
 }
@@ -94,8 +99,8 @@ pub fn path_entry_ui(ctx: &egui::Context, entry: &mut PathEntry) -> PathEntryOut
                 let label = ui.label("Path");
                 let edit = egui::TextEdit::singleline(&mut entry.text)
                     .hint_text(match entry.kind {
-                        PickKind::File => "/path/to/recording.mcap",
-                        PickKind::Folder => "/path/to/bag",
+                        PickKind::File | PickKind::SecondFile => "/path/to/recording.mcap",
+                        PickKind::Folder | PickKind::SecondFolder => "/path/to/bag",
                         PickKind::SaveBag => "/path/to/new-bag",
                         PickKind::SaveLayout | PickKind::OpenLayout => "/path/to/layout.yaml",
                         PickKind::ExportCsv => "/path/to/signals.csv",
@@ -135,6 +140,7 @@ impl PathEntryOutcome {
                 PickKind::SaveLayout => Action::SaveLayoutTo(path),
                 PickKind::OpenLayout => Action::OpenLayoutFrom(path),
                 PickKind::ExportCsv => Action::ExportSignalsTo(path),
+                PickKind::SecondFile | PickKind::SecondFolder => Action::OpenSecond(path),
             }),
         }
     }

@@ -12,6 +12,7 @@ use crate::data::envelope::{Draw, Point, Trace, Window, trace};
 use crate::data::layout::{Layout, SignalRef};
 use crate::data::series;
 use crate::data::topic_data::gap_threshold;
+use crate::error::Error;
 use crate::recording::{Recording, TopicState};
 use crate::ui::action::Action;
 use crate::ui::format::{elide, format_sample, format_utc};
@@ -96,10 +97,7 @@ impl PlotView {
             lines.resize_with(plot.signals.len(), Trace::default);
             for (signal, out) in plot.signals.iter().zip(lines.iter_mut()) {
                 out.clear();
-                let Some((topic, data)) = recording
-                    .topic_index(&signal.topic)
-                    .and_then(|i| Some((i, recording.data(i)?)))
-                else {
+                let Some((topic, data)) = recording.signal_data(signal) else {
                     continue;
                 };
                 let Some(field) = data.field(&signal.path) else {
@@ -183,7 +181,7 @@ pub fn default_draw(kind: LeafKind) -> Draw {
 
 /// The value of `signal` at the playhead: the last sample at or before it.
 pub fn value_at(recording: &Recording, signal: &SignalRef, t_ns: u64) -> Option<f64> {
-    let data = recording.data(recording.topic_index(&signal.topic)?)?;
+    let (_, data) = recording.signal_data(signal)?;
     let i = data.index_at(t_ns)?;
     data.field(&signal.path)?.series.value(i)
 }
@@ -191,7 +189,7 @@ pub fn value_at(recording: &Recording, signal: &SignalRef, t_ns: u64) -> Option<
 /// The value of `signal` at the playhead as the legend writes it: 64-bit integers exact,
 /// floats in their shortest round-trip digits; `None` before its first sample.
 pub fn value_text_at(recording: &Recording, signal: &SignalRef, t_ns: u64) -> Option<String> {
-    let data = recording.data(recording.topic_index(&signal.topic)?)?;
+    let (_, data) = recording.signal_data(signal)?;
     let i = data.index_at(t_ns)?;
     let field = data.field(&signal.path)?;
     format_sample(&field.series, field.kind, i)
@@ -399,16 +397,14 @@ pub fn plot_stack_ui(
             let max_chars = ((width - 60.0) / 7.5).max(12.0) as usize;
             for (si, signal) in plot.signals.iter().enumerate() {
                 let color = theme::signal_color(si);
-                let text = match recording
-                    .topic_index(&signal.topic)
-                    .map(|i| recording.topics.get(i))
-                {
-                    None | Some(None) => format!("{} (not in this recording)", signal.label()),
-                    Some(Some(TopicState::Loading)) => format!("{} (loading...)", signal.label()),
-                    Some(Some(TopicState::Failed(_))) => {
-                        format!("{} (decode failed)", signal.label())
-                    }
-                    Some(Some(TopicState::Loaded(_))) => format!(
+                let text = match recording.signal_state(signal).map(|(_, s)| s) {
+                    None => format!("{} (not in this recording)", signal.label()),
+                    Some(TopicState::Loading) => format!("{} (loading...)", signal.label()),
+                    Some(TopicState::Failed(e)) => match &**e {
+                        Error::Derived { source, .. } => format!("{} ({source})", signal.label()),
+                        _ => format!("{} (decode failed)", signal.label()),
+                    },
+                    Some(TopicState::Loaded(_)) => format!(
                         "{} = {}",
                         signal.label(),
                         value_text_at(recording, signal, playhead_ns)
@@ -426,9 +422,8 @@ pub fn plot_stack_ui(
                 };
                 label.context_menu(|ui| {
                     let kind = recording
-                        .topic_index(&signal.topic)
-                        .and_then(|i| recording.data(i))
-                        .and_then(|d| d.field(&signal.path))
+                        .signal_data(signal)
+                        .and_then(|(_, d)| d.field(&signal.path))
                         .map(|f| f.kind);
                     let current = view
                         .draw
@@ -780,10 +775,7 @@ fn hover_text(
     let t_ns = (t0 as f64 + x * 1e9).max(0.0) as u64;
     let mut text = format!("t = {}", hover_time(t_ns, t0, clock));
     for (si, signal) in plot.signals.iter().enumerate() {
-        let Some(data) = recording
-            .topic_index(&signal.topic)
-            .and_then(|i| recording.data(i))
-        else {
+        let Some((_, data)) = recording.signal_data(signal) else {
             continue;
         };
         let Some(field) = data.field(&signal.path) else {

@@ -43,7 +43,7 @@ pub enum XyAction {
 
 /// A column of `signal`, when it is loaded.
 fn column<'a>(recording: &'a Recording, signal: &SignalRef) -> Option<Column<'a>> {
-    let data = recording.data(recording.topic_index(&signal.topic)?)?;
+    let (_, data) = recording.signal_data(signal)?;
     let field = data.field(&signal.path)?;
     Some(Column {
         times: &data.times_ns,
@@ -53,7 +53,7 @@ fn column<'a>(recording: &'a Recording, signal: &SignalRef) -> Option<Column<'a>
 
 /// The value of `signal` at `t_ns` (its last sample at or before).
 fn held(recording: &Recording, signal: &SignalRef, t_ns: u64) -> Option<f64> {
-    let data = recording.data(recording.topic_index(&signal.topic)?)?;
+    let (_, data) = recording.signal_data(signal)?;
     let i = data.index_at(t_ns)?;
     data.field(&signal.path)?.series.value(i)
 }
