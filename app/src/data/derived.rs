@@ -279,12 +279,14 @@ fn apply(transform: Transform, times: &[u64], mut values: Vec<f64>) -> Vec<f64> 
         Transform::MovingAverage { window_ms } => {
             let window = window_ms.saturating_mul(1_000_000);
             let raw = values.clone();
-            // Sum and count of the finite samples in (t - window, t].
-            let (mut sum, mut count, mut tail) = (0.0, 0u64, 0usize);
+            // Sum and count of the finite samples in (t - window, t]. The sum is compensated
+            // (Neumaier), so that what a large sample leaves behind when it leaves the window
+            // is not rounding: 1e16 then ones average to exactly 1 once it is gone.
+            let (mut sum, mut count, mut tail) = (Compensated::default(), 0u64, 0usize);
             for (i, (v, &t)) in values.iter_mut().zip(times).enumerate() {
                 let x = raw.get(i).copied().unwrap_or(f64::NAN);
                 if x.is_finite() {
-                    sum += x;
+                    sum.add(x);
                     count += 1;
                 }
                 while tail <= i
@@ -293,15 +295,18 @@ fn apply(transform: Transform, times: &[u64], mut values: Vec<f64>) -> Vec<f64> 
                         .is_some_and(|&s| t.saturating_sub(s) >= window)
                 {
                     if let Some(&y) = raw.get(tail).filter(|y| y.is_finite()) {
-                        sum -= y;
+                        sum.add(-y);
                         count -= 1;
+                        if count == 0 {
+                            sum = Compensated::default();
+                        }
                     }
                     tail += 1;
                 }
                 *v = if !x.is_finite() || count == 0 {
                     f64::NAN
                 } else {
-                    sum / count as f64
+                    sum.value() / count as f64
                 };
             }
         }
@@ -325,6 +330,30 @@ fn apply(transform: Transform, times: &[u64], mut values: Vec<f64>) -> Vec<f64> 
         }
     }
     values
+}
+
+/// A running sum with Neumaier's compensation: what each addition rounds away is kept apart
+/// and added back.
+#[derive(Debug, Default, Clone, Copy)]
+struct Compensated {
+    sum: f64,
+    lost: f64,
+}
+
+impl Compensated {
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        self.lost += if self.sum.abs() >= x.abs() {
+            (self.sum - t) + x
+        } else {
+            (x - t) + self.sum
+        };
+        self.sum = t;
+    }
+
+    fn value(&self) -> f64 {
+        self.sum + self.lost
+    }
 }
 
 /// A derived signal's column, as a topic of one field named `name`.
@@ -494,6 +523,25 @@ mod tests {
         // Scale and offset are an expression.
         let (_, s) = run("{x} * 2 + 1", Transform::None, &[(&t, x)]);
         assert_eq!(s, vec![1.0, 3.0, 7.0, 7.0]);
+    }
+
+    #[test]
+    fn a_moving_average_forgets_a_large_sample_exactly() {
+        // 1e16 then ones: once it has left the window, the average is 1, not what
+        // 1e16 + 1 - 1e16 rounds to. The window never empties on the way.
+        let t: Vec<u64> = (0..200u64).map(|i| i * 1_000_000).collect();
+        let mut x = vec![1.0; 200];
+        x[0] = 1e16;
+        x[1] = 3.0;
+        let (_, m) = run(
+            "{x}",
+            Transform::MovingAverage { window_ms: 10 },
+            &[(&t, &x)],
+        );
+        assert!(m[5] > 1e14, "{}", m[5]);
+        // (t - 10 ms, t] at 10 ms: the 3 and nine ones.
+        assert_eq!(m[10], 1.2);
+        assert!(m[11..].iter().all(|&v| v == 1.0), "{:?}", &m[11..15]);
     }
 
     #[test]
