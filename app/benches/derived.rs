@@ -3,9 +3,14 @@
 //!
 //! - `plain_loop`: `(x * x + y * y).sqrt()` over the two value slices into a new `Vec`.
 //! - `expression`: [`derived::compute`]: the parsed expression, aligned and evaluated a block at a
-//!   time (what the background evaluation does before it builds the column).
+//!   time, the blocks on the rayon pool (what the background evaluation does before it builds
+//!   the column). The plain loop runs on one core; this on all (two here).
 //! - `expression_to_column`: the same plus the column the plots read (pyramid, time levels,
 //!   gaps), i.e. everything a derived signal costs.
+//!
+//! Measured here (2 cores, same run, medians): plain_loop 51.0 ms, expression 102.0 ms (0.50x),
+//! expression_to_column 139.7 ms; one block after another, before rayon: 48.8 ms vs 164.2 ms
+//! (0.30x).
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -306,8 +306,8 @@ impl Recording {
         self.second.as_ref().map_or(0, |s| s.offset_ns)
     }
 
-    /// Moves the second recording's start `offset_ns` past this one's (its columns follow
-    /// with the next poll).
+    /// Moves the second recording's start `offset_ns` past this one's, its loaded columns
+    /// at once (those still loading as they arrive).
     pub fn set_second_offset_ns(&mut self, offset_ns: i64) {
         if let Some(second) = &mut self.second {
             second.offset_ns = offset_ns;

@@ -22,6 +22,7 @@
 use std::sync::Arc;
 
 use decode::LeafKind;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::expression::{BLOCK, Expression, ExpressionError, Lanes};
@@ -170,7 +171,9 @@ pub fn compute(
     (times, values)
 }
 
-/// The expression at each sample of the fastest input.
+/// The expression at each sample of the fastest input. Blocks of [`BLOCK`] samples are
+/// independent (each finds its held values by binary search), so they are evaluated on the
+/// rayon pool.
 fn evaluate(expression: &Expression, inputs: &[Input<'_>]) -> (Vec<u64>, Vec<f64>) {
     let Some((driver, lead)) = inputs
         .iter()
@@ -187,57 +190,60 @@ fn evaluate(expression: &Expression, inputs: &[Input<'_>]) -> (Vec<u64>, Vec<f64
         .max()
         .map_or(all_times.len(), |&t| all_times.partition_point(|&x| x < t));
     let times = all_times.get(start..).unwrap_or(&[]).to_vec();
-    // Per input, the next of its samples to look at when holding.
-    let mut cursors = vec![0usize; inputs.len()];
-    let mut values = Vec::with_capacity(times.len());
-    let mut absent = vec![false; BLOCK];
-    for (b, block) in times.chunks(BLOCK).enumerate() {
-        let from = start + b * BLOCK;
-        absent.iter_mut().for_each(|a| *a = false);
-        let lanes = inputs
-            .iter()
-            .zip(&mut cursors)
-            .enumerate()
-            .map(|(k, (input, cursor))| {
-                let mut lane = Vec::with_capacity(block.len());
-                // The driver, and inputs of the same topic (the same time column): as they are.
-                let same_times =
-                    input.times.as_ptr() == lead.times.as_ptr() && input.len() == lead.len();
-                if k == driver || same_times {
-                    input
-                        .series
-                        .copy_values(from..from + block.len(), &mut lane);
-                } else {
-                    let t = input.times.get(..input.len()).unwrap_or(&[]);
-                    for &at in block {
-                        while t.get(*cursor).is_some_and(|&x| x <= at) {
-                            *cursor += 1;
+    let mut values = vec![0.0; times.len()];
+    values
+        .par_chunks_mut(BLOCK)
+        .zip(times.par_chunks(BLOCK))
+        .enumerate()
+        .for_each(|(b, (out, block))| {
+            let from = start + b * BLOCK;
+            let lanes = inputs
+                .iter()
+                .enumerate()
+                .map(|(k, input)| {
+                    let mut lane = Vec::with_capacity(block.len());
+                    // The driver, and inputs of the same topic (the same time column): as
+                    // they are.
+                    let same_times =
+                        input.times.as_ptr() == lead.times.as_ptr() && input.len() == lead.len();
+                    if k == driver || same_times {
+                        input
+                            .series
+                            .copy_values(from..from + block.len(), &mut lane);
+                    } else {
+                        let t = input.times.get(..input.len()).unwrap_or(&[]);
+                        // Samples at or before the block's first time.
+                        let mut cursor = block
+                            .first()
+                            .map_or(0, |&at| t.partition_point(|&x| x <= at));
+                        for &at in block {
+                            while t.get(cursor).is_some_and(|&x| x <= at) {
+                                cursor += 1;
+                            }
+                            let held = cursor.checked_sub(1).and_then(|i| input.series.value(i));
+                            lane.push(held.unwrap_or(f64::NAN));
                         }
-                        let held = cursor.checked_sub(1).and_then(|i| input.series.value(i));
-                        lane.push(held.unwrap_or(f64::NAN));
                     }
-                }
-                for (a, &v) in absent.iter_mut().zip(&lane) {
+                    // A short column (it cannot be, but a lane must fill its block).
+                    lane.resize(block.len(), f64::NAN);
+                    lane
+                })
+                .collect::<Vec<_>>();
+            let mut absent = [false; BLOCK];
+            for lane in &lanes {
+                for (a, &v) in absent.iter_mut().zip(lane) {
                     *a |= crate::data::series::is_absent(v);
                 }
-                Lanes::Block(lane)
-            })
-            .collect();
-        let at = values.len();
-        expression.eval_block(lanes, block.len(), &mut values);
-        for (v, &a) in values
-            .get_mut(at..)
-            .unwrap_or(&mut [])
-            .iter_mut()
-            .zip(&absent)
-        {
-            if a {
-                *v = f64::NAN;
-            } else if v.is_nan() {
-                *v = DATA_NAN;
             }
-        }
-    }
+            expression.eval_block(lanes.into_iter().map(Lanes::Block).collect(), out);
+            for (v, &a) in out.iter_mut().zip(&absent) {
+                if a {
+                    *v = f64::NAN;
+                } else if v.is_nan() {
+                    *v = DATA_NAN;
+                }
+            }
+        });
     (times, values)
 }
 
@@ -483,6 +489,22 @@ mod tests {
         );
         assert_eq!(t, ta[2..].to_vec());
         assert_eq!(v, vec![2.0 - 10.0, 3.0 - 10.0, 4.0 - 20.0, 5.0 - 20.0]);
+    }
+
+    #[test]
+    fn held_values_are_right_across_blocks() {
+        // a: 5000 samples 1 ms apart (five blocks); b: a sample every 333 ms, one of them
+        // exactly on a block's first time.
+        let ta: Vec<u64> = (0..5000u64).map(|i| i * 1_000_000).collect();
+        let va: Vec<f64> = (0..5000).map(f64::from).collect();
+        let tb: Vec<u64> = vec![0, 333_000_000, 1_024_000_000, 2_997_000_000, 4_500_000_000];
+        let vb: Vec<f64> = vec![0.5, 1.5, 2.5, 3.5, 4.5];
+        let (t, v) = run("{a} + {b}", Transform::None, &[(&ta, &va), (&tb, &vb)]);
+        assert_eq!(t, ta);
+        for (i, (&at, &got)) in t.iter().zip(&v).enumerate() {
+            let held = tb.iter().rposition(|&x| x <= at).map(|k| vb[k]).unwrap();
+            assert_eq!(got, va[i] + held, "at {at}");
+        }
     }
 
     #[test]

@@ -228,14 +228,16 @@ impl Expression {
     }
 
     /// The expression for one block: `inputs[k]` holds the values of [`Expression::inputs`]`[k]`,
-    /// all the same length; the result (a constant expression gives its value for every sample)
-    /// goes to `out`.
-    pub fn eval_block(&self, inputs: Vec<Lanes>, len: usize, out: &mut Vec<f64>) {
+    /// each as long as `out`, where the result goes (a constant expression gives its value
+    /// for every sample).
+    pub fn eval_block(&self, inputs: Vec<Lanes>, out: &mut [f64]) {
         match self.flat.eval_vec(inputs) {
-            Ok(Lanes::Block(values)) => out.extend_from_slice(&values),
-            Ok(Lanes::Scalar(v)) => out.extend(std::iter::repeat_n(v, len)),
+            Ok(Lanes::Block(values)) if values.len() == out.len() => {
+                out.copy_from_slice(&values);
+            }
+            Ok(Lanes::Scalar(v)) => out.fill(v),
             // Only when the inputs do not match the expression's: no value.
-            Err(_) => out.extend(std::iter::repeat_n(f64::NAN, len)),
+            _ => out.fill(f64::NAN),
         }
     }
 }
@@ -247,9 +249,9 @@ mod tests {
     fn eval(text: &str, inputs: &[&[f64]]) -> Vec<f64> {
         let e = Expression::parse(text).unwrap();
         let len = inputs.first().map_or(1, |v| v.len());
-        let mut out = Vec::new();
+        let mut out = vec![0.0; len];
         let lanes = inputs.iter().map(|v| Lanes::Block(v.to_vec())).collect();
-        e.eval_block(lanes, len, &mut out);
+        e.eval_block(lanes, &mut out);
         out
     }
 
@@ -329,8 +331,8 @@ mod tests {
         fn any_text_parses_or_fails_cleanly(text in "[-+*/^(){},. a-z0-9πE]{0,24}") {
             if let Ok(e) = Expression::parse(&text) {
                 let lanes = e.inputs().iter().map(|_| Lanes::Block(vec![1.5, -2.0])).collect();
-                let mut out = Vec::new();
-                e.eval_block(lanes, 2, &mut out);
+                let mut out = vec![0.0; 2];
+                e.eval_block(lanes, &mut out);
                 proptest::prop_assert_eq!(out.len(), 2);
             }
         }
