@@ -5,6 +5,11 @@
 //! outside the timing, written with `ArrowWriter` in the same batches and compression.
 //!
 //! `cargo bench -p decode --features parquet --bench export`
+//!
+//! Measured here (2 cores, medians, each pair from one run): with the rows aligned on the
+//! writer's thread, table 819 ms vs direct 612 ms (0.75x); aligned on a thread of their own
+//! ahead of the writer (a pipeline two batches deep), table 860 ms vs direct 813 ms (0.95x)
+//! and 821 ms vs 793 ms (0.97x).
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -256,37 +256,64 @@ pub fn write_parquet<W: std::io::Write + Send>(
         .build();
     let mut writer = ArrowWriter::try_new(out, Arc::clone(&schema), Some(properties))
         .map_err(std::io::Error::other)?;
-    let mut times = UInt64Builder::with_capacity(BATCH_ROWS);
-    let mut seconds = Float64Builder::with_capacity(BATCH_ROWS);
-    let flush = |times: &mut UInt64Builder,
-                 seconds: &mut Float64Builder,
-                 builders: &mut [Builder],
-                 writer: &mut ArrowWriter<W>|
-     -> std::io::Result<()> {
-        let mut arrays: Vec<ArrayRef> = vec![Arc::new(times.finish()), Arc::new(seconds.finish())];
-        arrays.extend(builders.iter_mut().map(Builder::finish));
-        let batch =
-            RecordBatch::try_new(Arc::clone(&schema), arrays).map_err(std::io::Error::other)?;
-        writer.write(&batch).map_err(std::io::Error::other)
-    };
-    let rows = for_each_row(columns, range_ns, fill, progress, |t, shown| {
-        times.append_value(t);
-        // Exact in i64 for any two times less than 292 years apart.
-        seconds.append_value(t.wrapping_sub(t0_ns) as i64 as f64 / 1e9);
-        for ((builder, column), i) in builders.iter_mut().zip(columns).zip(shown) {
-            builder.append(i.and_then(|i| column.value(i)));
-        }
-        if times.len() >= BATCH_ROWS {
-            flush(&mut times, &mut seconds, &mut builders, &mut writer)?;
-        }
-        Ok(())
-    })?;
-    if !times.is_empty() {
-        flush(&mut times, &mut seconds, &mut builders, &mut writer)?;
-    }
-    writer.close().map_err(std::io::Error::other)?;
-    Ok(rows)
+    // Rows are aligned into batches on this thread while the writer encodes and compresses
+    // the batches before them on another: a pipeline, [`PIPELINE_BATCHES`] deep, so that
+    // the two take about as long as the slower of them, not their sum.
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<RecordBatch>(PIPELINE_BATCHES);
+        let encoder = scope.spawn(move || -> std::io::Result<()> {
+            for batch in rx {
+                writer.write(&batch).map_err(std::io::Error::other)?;
+            }
+            writer.close().map_err(std::io::Error::other)?;
+            Ok(())
+        });
+        let mut times = UInt64Builder::with_capacity(BATCH_ROWS);
+        let mut seconds = Float64Builder::with_capacity(BATCH_ROWS);
+        // Hands the rows built so far to the writer; false when it has stopped (an error,
+        // which joining it returns).
+        let flush = |times: &mut UInt64Builder,
+                     seconds: &mut Float64Builder,
+                     builders: &mut [Builder]|
+         -> std::io::Result<bool> {
+            let mut arrays: Vec<ArrayRef> =
+                vec![Arc::new(times.finish()), Arc::new(seconds.finish())];
+            arrays.extend(builders.iter_mut().map(Builder::finish));
+            let batch =
+                RecordBatch::try_new(Arc::clone(&schema), arrays).map_err(std::io::Error::other)?;
+            Ok(tx.send(batch).is_ok())
+        };
+        let aligned = for_each_row(columns, range_ns, fill, progress, |t, shown| {
+            times.append_value(t);
+            // Exact in i64 for any two times less than 292 years apart.
+            seconds.append_value(t.wrapping_sub(t0_ns) as i64 as f64 / 1e9);
+            for ((builder, column), i) in builders.iter_mut().zip(columns).zip(shown) {
+                builder.append(i.and_then(|i| column.value(i)));
+            }
+            if times.len() >= BATCH_ROWS && !flush(&mut times, &mut seconds, &mut builders)? {
+                return Err(std::io::Error::other("the Parquet writer stopped"));
+            }
+            Ok(())
+        })
+        .and_then(|rows| {
+            if !times.is_empty() {
+                flush(&mut times, &mut seconds, &mut builders)?;
+            }
+            Ok(rows)
+        });
+        // The writer ends when the last batch is in (or on its first error).
+        drop(tx);
+        let written = encoder
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the Parquet writer panicked")));
+        // The writer's own error says more than "it stopped".
+        written.and(aligned)
+    })
 }
+
+/// Batches aligned ahead of the Parquet writer at most.
+#[cfg(feature = "parquet")]
+const PIPELINE_BATCHES: usize = 2;
 
 /// Appends float `v` as a table cell: its shortest digits that read back as the same `f64`,
 /// with `.0` on a whole number (or readers take a float column for integers), and `NaN`,
@@ -457,5 +484,46 @@ mod tests {
         assert!(big.is_null(0));
         assert_eq!(big.value(1), u64::MAX);
         assert!(big.is_null(2));
+    }
+
+    /// A sink that takes `room` bytes, then fails as a full disk does.
+    struct Full {
+        room: usize,
+    }
+
+    impl std::io::Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.room < buf.len() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "no space left on device",
+                ));
+            }
+            self.room -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_parquet_sink_that_fails_midway_is_an_error_not_a_hang() {
+        // More rows than a row group, so that the writer writes (and fails) while rows are
+        // still being aligned for it.
+        let n = 1_200_000u64;
+        let a = Col((0..n).collect(), (0..n).map(|i| Some(i as f64)).collect());
+        let names = vec!["a".to_string()];
+        let got = write_parquet(
+            Full { room: 64 },
+            &names,
+            &[&a],
+            (0, u64::MAX),
+            Fill::Hold,
+            0,
+            &|_, _| {},
+        );
+        let e = got.expect_err("the sink is full");
+        assert!(e.to_string().contains("no space left"), "{e}");
     }
 }
