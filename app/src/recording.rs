@@ -24,7 +24,7 @@ pub const LIVE_DERIVED_EVERY: Duration = Duration::from_millis(250);
 pub const SECOND_PREFIX: &str = "B:";
 
 /// Told apart from the first recording's topics and derived signals in cache numbers.
-const SECOND_INDEX: usize = 1 << 40;
+const SECOND_INDEX: usize = usize::MAX / 2;
 
 /// How far a topic has got.
 #[derive(Debug, Clone, Default)]

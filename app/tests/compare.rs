@@ -133,6 +133,32 @@ fn compare_with_nothing_open_says_so() {
 }
 
 #[test]
+fn a_second_recording_that_cannot_be_read_leaves_the_first_as_it_was() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, _) = two_runs(dir.path());
+    let garbage = dir.path().join("garbage.mcap");
+    std::fs::write(&garbage, b"not a recording at all").expect("write");
+    let mut h = harness(Scope::new(Arc::new(|_| None)));
+    h.state_mut().open(a);
+    step_until(&mut h, "the first recording", loaded);
+    for bad in [garbage, dir.path().join("missing")] {
+        h.state_mut().error = None;
+        h.state_mut().open_second(bad.clone());
+        step_until(&mut h, "the error", |s| s.error.is_some());
+        let error = h.state().error.as_ref().map(|e| e.report());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains(&*bad.to_string_lossy())),
+            "{error:?} names {bad:?}"
+        );
+        let rec = h.state().recording().expect("the first stays open");
+        assert!(rec.second().is_none());
+        assert_eq!(value_at(rec, &signal("speed"), T0 + 1234 * MS), Some(12.0));
+    }
+}
+
+#[test]
 fn the_offset_moves_the_second_recording_and_its_range_widens_the_axis() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (a, b) = two_runs(dir.path());
