@@ -315,9 +315,9 @@ impl Recording {
         self.align_second();
     }
 
-    /// What to add to the second recording's times: its start onto this one's, plus the
-    /// offset.
-    fn second_shift(&self) -> i64 {
+    /// How far the second recording's samples are drawn from the times it recorded, ns (0
+    /// without one): its start onto this one's, plus the offset.
+    pub fn second_shift_ns(&self) -> i64 {
         let Some(second) = &self.second else {
             return 0;
         };
@@ -348,7 +348,7 @@ impl Recording {
     /// Moves the second recording's loaded columns onto this one's axis, where they are not
     /// yet.
     fn align_second(&mut self) {
-        let shift = self.second_shift();
+        let shift = self.second_shift_ns();
         let Some(second) = &mut self.second else {
             return;
         };
@@ -509,7 +509,7 @@ impl Recording {
     /// The second recording's time range on this one's axis.
     fn second_range_ns(&self) -> Option<(u64, u64)> {
         let (a, b) = self.second.as_ref()?.recording.summary.time_range_ns?;
-        let shift = self.second_shift();
+        let shift = self.second_shift_ns();
         Some((
             a.saturating_add_signed(shift),
             b.saturating_add_signed(shift),

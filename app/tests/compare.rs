@@ -108,6 +108,13 @@ fn a_second_recording_is_opened_from_the_menu_and_plotted_beside_the_first() {
     h.state_mut().playback.playhead_ns = T0 + 1234 * MS;
     h.run_steps(2);
     h.get_by_label("B:wheel/value = 120");
+    // On a clock axis, the clock is A's: B's samples are said to be drawn an hour early.
+    h.get_by_label("UTC").click();
+    h.run_steps(2);
+    h.get_by_label("B: drawn -3600.000 s from its clock");
+    h.get_by_label("relative s").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("from its clock").is_none());
 
     // Closed: its topics leave the tree, its signal says it is not there.
     h.get_by_label("Close").click();

@@ -13,7 +13,7 @@ use crate::data::layout::{Layout, SignalRef};
 use crate::data::series;
 use crate::data::topic_data::gap_threshold;
 use crate::error::Error;
-use crate::recording::{Recording, TopicState};
+use crate::recording::{Recording, SECOND_PREFIX, TopicState};
 use crate::ui::action::Action;
 use crate::ui::format::{elide, format_sample, format_utc};
 use crate::ui::theme;
@@ -337,6 +337,26 @@ pub fn plot_stack_ui(
             }
             ui.label(RichText::new("Controls (?)").weak())
                 .on_hover_text(CONTROLS);
+            // A clock names the first recording's times: the second's samples are drawn
+            // moved, so its clock times are not the ones it recorded.
+            if view.clock != Clock::Relative
+                && let Some(second) = recording.second()
+            {
+                let shift_s = recording.second_shift_ns() as f64 / 1e9;
+                ui.label(
+                    RichText::new(format!(
+                        "{SECOND_PREFIX} drawn {shift_s:+.3} s from its clock"
+                    ))
+                    .small()
+                    .color(theme::WARNING),
+                )
+                .on_hover_text(format!(
+                    "The clock is {}'s. {}'s samples are drawn {shift_s:+.9} s from the times \
+                     it recorded (its start aligned with the first's, plus the offset).",
+                    recording.summary().name,
+                    second.summary().name
+                ));
+            }
         });
     }
     let drop_zone_h = 28.0;
