@@ -8,6 +8,10 @@
 //!
 //! Each iteration opens the recording anew and decodes every field of every message into
 //! columns, as opening a file in the scope does.
+//!
+//! Measured (2 cores, medians, each pair one run): a ROS 1 record header walked once per
+//! record instead of once per field read: `ros1_bag` vs `mcap_ros1` 103.0 vs 39.8 ms (0.39x)
+//! before, 66.7 vs 33.2 ms (0.50x) and 66.6 vs 35.9 ms (0.54x) after.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

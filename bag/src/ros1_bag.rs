@@ -94,17 +94,24 @@ struct Record<'a> {
     op: u8,
     header: &'a [u8],
     data: &'a [u8],
+    /// The first `conn` and `time` fields, kept from the one walk that checks the header:
+    /// every message record has them, and they are read for every message.
+    conn: Option<&'a [u8]>,
+    time: Option<&'a [u8]>,
 }
 
 impl<'a> Record<'a> {
-    /// A record of its header's op, the header checked once (read again field by field: a
-    /// header holds three or four, and this runs for every message).
+    /// A record of its header's op, the header checked once; `conn` and `time` are kept from
+    /// that walk, other fields read again when asked for (connection records).
     fn new(header: &'a [u8], data: &'a [u8]) -> Result<Self, Ros1Error> {
-        let mut op = None;
+        let (mut op, mut conn, mut time) = (None, None, None);
         for field in fields(header) {
             let (name, value) = field?;
-            if name == b"op" {
-                op = Some(value);
+            match name {
+                b"op" => op = Some(value),
+                b"conn" => conn = conn.or(Some(value)),
+                b"time" => time = time.or(Some(value)),
+                _ => {}
             }
         }
         match op {
@@ -112,6 +119,8 @@ impl<'a> Record<'a> {
                 op: *op,
                 header,
                 data,
+                conn,
+                time,
             }),
             _ => Err(Ros1Error::BadHeader {
                 what: "no one-byte op field".into(),
@@ -120,10 +129,14 @@ impl<'a> Record<'a> {
     }
 
     fn field(&self, name: &str) -> Option<&'a [u8]> {
-        fields(self.header)
-            .map_while(Result::ok)
-            .find(|(n, _)| *n == name.as_bytes())
-            .map(|(_, v)| v)
+        match name {
+            "conn" => self.conn,
+            "time" => self.time,
+            _ => fields(self.header)
+                .map_while(Result::ok)
+                .find(|(n, _)| *n == name.as_bytes())
+                .map(|(_, v)| v),
+        }
     }
 
     fn u32_field(&self, name: &str) -> Result<u32, Ros1Error> {
