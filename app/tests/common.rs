@@ -265,3 +265,46 @@ pub fn signal(topic: &str) -> scope::data::layout::SignalRef {
         path: "value".into(),
     }
 }
+
+/// `layout` over `recording` as the plots panel draws it (`plot_stack_ui` alone, the playhead
+/// at `playhead_ns`, `cursors` placed), in a wgpu harness of `size`, compared with snapshot
+/// `name` once six frames are in.
+pub fn snapshot_plot_stack(
+    name: &str,
+    recording: scope::recording::Recording,
+    layout: scope::data::layout::Layout,
+    cursors: scope::data::cursors::Cursors,
+    playhead_ns: u64,
+    size: egui::Vec2,
+) {
+    struct Shown {
+        recording: scope::recording::Recording,
+        layout: scope::data::layout::Layout,
+        view: scope::ui::plots::PlotView,
+        cursors: scope::data::cursors::Cursors,
+    }
+    let shown = Shown {
+        recording,
+        layout,
+        view: scope::ui::plots::PlotView::default(),
+        cursors,
+    };
+    let mut h = Harness::builder().with_size(size).wgpu().build_ui_state(
+        move |ui, s: &mut Shown| {
+            egui::CentralPanel::default().show(ui, |ui| {
+                scope::ui::plots::plot_stack_ui(
+                    ui,
+                    &s.recording,
+                    &s.layout,
+                    &mut s.view,
+                    playhead_ns,
+                    None,
+                    &s.cursors,
+                );
+            });
+        },
+        shown,
+    );
+    h.run_steps(6);
+    h.snapshot(name);
+}

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bag::WriteOptions;
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
 use scope::data::cursors::Cursors;
@@ -16,11 +15,12 @@ use scope::data::derived::{DERIVED_TOPIC, DerivedSpec, Transform};
 use scope::data::layout::{Layout, PlotSpec, SignalRef};
 use scope::data::source::RecordingSource;
 use scope::recording::Recording;
-use scope::ui::plots::{PlotView, plot_stack_ui, value_at};
+use scope::ui::plots::value_at;
 
 mod common;
 use common::{
-    T0, V, cdr_bag, dialog_returning, harness, load_recording, loaded, signal, step_until,
+    T0, V, cdr_bag, dialog_returning, harness, load_recording, loaded, signal, snapshot_plot_stack,
+    step_until,
 };
 
 const MS: u64 = 1_000_000;
@@ -237,40 +237,16 @@ fn snapshot_of_two_recordings_overlaid() {
     let mut recording = compared(&a, &b);
     recording.set_second_offset_ns(500 * MS_I);
     recording.poll(Duration::from_millis(1));
-    struct Shown {
-        recording: Recording,
-        layout: Layout,
-        view: PlotView,
-        cursors: Cursors,
-    }
-    let shown = Shown {
-        recording,
-        layout: Layout {
-            plots: vec![PlotSpec::of(vec![signal("speed"), wheel()])],
-            ..Layout::default()
-        },
-        view: PlotView::default(),
-        cursors: Cursors::default(),
+    let layout = Layout {
+        plots: vec![PlotSpec::of(vec![signal("speed"), wheel()])],
+        ..Layout::default()
     };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(640.0, 360.0))
-        .wgpu()
-        .build_ui_state(
-            |ui, s: &mut Shown| {
-                egui::CentralPanel::default().show(ui, |ui| {
-                    plot_stack_ui(
-                        ui,
-                        &s.recording,
-                        &s.layout,
-                        &mut s.view,
-                        T0 + 1500 * MS,
-                        None,
-                        &s.cursors,
-                    );
-                });
-            },
-            shown,
-        );
-    h.run_steps(6);
-    h.snapshot("two_recordings_overlaid");
+    snapshot_plot_stack(
+        "two_recordings_overlaid",
+        recording,
+        layout,
+        Cursors::default(),
+        T0 + 1500 * MS,
+        egui::vec2(640.0, 360.0),
+    );
 }

@@ -14,10 +14,11 @@ use scope::data::cursors::Cursors;
 use scope::data::derived::{DERIVED_TOPIC, DerivedSpec, Transform};
 use scope::data::layout::{Layout, PlotSpec, SignalRef};
 use scope::recording::TopicState;
-use scope::ui::plots::{PlotView, plot_stack_ui};
 
 mod common;
-use common::{T0, V, cdr_bag, harness, load_recording, loaded, signal, step_until};
+use common::{
+    T0, V, cdr_bag, harness, load_recording, loaded, signal, snapshot_plot_stack, step_until,
+};
 
 const MS: u64 = 1_000_000;
 
@@ -199,43 +200,19 @@ fn snapshot_of_a_derived_signal() {
         recording.update_derived(&specs, &repaint);
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    struct Shown {
-        recording: scope::recording::Recording,
-        layout: Layout,
-        view: PlotView,
-        cursors: Cursors,
-    }
-    let shown = Shown {
-        recording,
-        layout: Layout {
-            plots: vec![
-                PlotSpec::of(vec![signal("a"), signal("b")]),
-                PlotSpec::of(vec![derived("a_integral")]),
-            ],
-            derived: specs,
-        },
-        view: PlotView::default(),
-        cursors: Cursors::default(),
+    let layout = Layout {
+        plots: vec![
+            PlotSpec::of(vec![signal("a"), signal("b")]),
+            PlotSpec::of(vec![derived("a_integral")]),
+        ],
+        derived: specs,
     };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(640.0, 480.0))
-        .wgpu()
-        .build_ui_state(
-            |ui, s: &mut Shown| {
-                egui::CentralPanel::default().show(ui, |ui| {
-                    plot_stack_ui(
-                        ui,
-                        &s.recording,
-                        &s.layout,
-                        &mut s.view,
-                        T0 + 1500 * MS,
-                        None,
-                        &s.cursors,
-                    );
-                });
-            },
-            shown,
-        );
-    h.run_steps(6);
-    h.snapshot("derived_integral");
+    snapshot_plot_stack(
+        "derived_integral",
+        recording,
+        layout,
+        Cursors::default(),
+        T0 + 1500 * MS,
+        egui::vec2(640.0, 480.0),
+    );
 }

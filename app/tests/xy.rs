@@ -7,15 +7,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bag::WriteOptions;
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
 use scope::data::cursors::{Cursors, Which};
 use scope::data::layout::{Layout, PlotSpec};
-use scope::ui::plots::{PlotView, plot_stack_ui};
 
 mod common;
-use common::{T0, V, cdr_bag, harness, load_recording, loaded, signal, step_until};
+use common::{
+    T0, V, cdr_bag, harness, load_recording, loaded, signal, snapshot_plot_stack, step_until,
+};
 
 const MS: u64 = 1_000_000;
 
@@ -68,52 +68,26 @@ fn a_legend_entry_becomes_the_x_axis_and_back() {
     );
 }
 
-/// What the snapshot draws.
-struct Shown {
-    recording: scope::recording::Recording,
-    layout: Layout,
-    view: PlotView,
-    cursors: Cursors,
-}
-
 #[test]
 fn xy_snapshot() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut cursors = Cursors::default();
     cursors.place(Which::A, T0 + 500 * MS);
     cursors.place(Which::B, T0 + 1000 * MS);
-    let shown = Shown {
-        recording: load_recording(&circle(dir.path())),
-        layout: Layout {
-            plots: vec![PlotSpec {
-                signals: vec![signal("north")],
-                x: Some(signal("east")),
-                equal_axes: true,
-            }],
-            ..Layout::default()
-        },
-        view: PlotView::default(),
-        cursors,
+    let layout = Layout {
+        plots: vec![PlotSpec {
+            signals: vec![signal("north")],
+            x: Some(signal("east")),
+            equal_axes: true,
+        }],
+        ..Layout::default()
     };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(640.0, 560.0))
-        .wgpu()
-        .build_ui_state(
-            |ui, s: &mut Shown| {
-                egui::CentralPanel::default().show(ui, |ui| {
-                    plot_stack_ui(
-                        ui,
-                        &s.recording,
-                        &s.layout,
-                        &mut s.view,
-                        T0 + 1500 * MS,
-                        None,
-                        &s.cursors,
-                    );
-                });
-            },
-            shown,
-        );
-    h.run_steps(6);
-    h.snapshot("xy_circle");
+    snapshot_plot_stack(
+        "xy_circle",
+        load_recording(&circle(dir.path())),
+        layout,
+        cursors,
+        T0 + 1500 * MS,
+        egui::vec2(640.0, 560.0),
+    );
 }
