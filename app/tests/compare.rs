@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use bag::WriteOptions;
@@ -163,6 +164,44 @@ fn a_second_recording_that_cannot_be_read_leaves_the_first_as_it_was() {
         assert!(rec.second().is_none());
         assert_eq!(value_at(rec, &signal("speed"), T0 + 1234 * MS), Some(12.0));
     }
+}
+
+#[test]
+fn a_second_recording_waiting_for_a_first_that_fails_does_not_join_the_next() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = two_runs(dir.path());
+    // The first recording's dialog answers only once the second is open and waiting for it:
+    // then it gives a path that fails.
+    let answer = Arc::new(AtomicBool::new(false));
+    let missing = dir.path().join("missing");
+    let dialog: scope::app::open::PickPath = {
+        let answer = Arc::clone(&answer);
+        Arc::new(move |_| {
+            let start = Instant::now();
+            while !answer.load(Ordering::SeqCst) && start.elapsed() < Duration::from_secs(60) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Some(missing.clone())
+        })
+    };
+    let mut h = harness(Scope::new(dialog));
+    h.state_mut().pick(scope::app::open::PickKind::Folder);
+    h.state_mut().open_second(b);
+    // Opened, and held for the first (nothing shows it yet).
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(500) {
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(h.state().recording().is_none() && h.state().error.is_none());
+    answer.store(true, Ordering::SeqCst);
+    step_until(&mut h, "the first to fail", |s| {
+        !s.is_opening() && s.error.is_some()
+    });
+    assert!(h.state().recording().is_none());
+    h.state_mut().open(a);
+    step_until(&mut h, "the recording", loaded);
+    assert!(h.state().recording().and_then(Recording::second).is_none());
 }
 
 #[test]

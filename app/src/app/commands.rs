@@ -133,7 +133,14 @@ impl Scope {
                     }
                     self.path_entry = Some(PathEntry::after_empty_dialog(kind));
                 }
-                OpenEvent::Failed(e) => self.error = Some(e),
+                OpenEvent::Failed(e) => {
+                    self.error = Some(e);
+                    // A second recording waiting for a first that failed to open waits for
+                    // nothing: it must not join the next recording opened.
+                    if self.opening == 0 {
+                        self.pending_second = None;
+                    }
+                }
                 OpenEvent::LayoutSaved(path) => {
                     remember(&mut self.persisted.recent_layouts, &path);
                     self.notice = Some(format!("Layout saved to {}", path.display()));
