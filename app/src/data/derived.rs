@@ -29,6 +29,7 @@ use crate::data::expression::{BLOCK, Expression, ExpressionError, Lanes};
 use crate::data::layout::SignalRef;
 use crate::data::series::{DATA_NAN, Series, Typed};
 use crate::data::topic_data::{FieldColumn, TopicData, find_gaps, time_levels};
+use crate::data::xy::Column;
 
 /// The topic name derived signals are listed under (`Derived/speed`).
 pub const DERIVED_TOPIC: &str = "Derived";
@@ -144,20 +145,8 @@ pub fn resolve<'a>(name: &str, topics: impl IntoIterator<Item = &'a str>) -> Opt
         })
 }
 
-/// One input's column.
-#[derive(Clone, Copy)]
-pub struct Input<'a> {
-    /// Log times, ascending.
-    pub times: &'a [u64],
-    /// Values, one per time.
-    pub series: &'a Series,
-}
-
-impl Input<'_> {
-    fn len(&self) -> usize {
-        self.times.len().min(self.series.len())
-    }
-}
+/// One input's column: times and values, as an XY plot's signals are given.
+pub type Input<'a> = Column<'a>;
 
 /// The expression's values over `inputs` (in [`Expression::inputs`] order), aligned as the
 /// module says, then `transform`: (times, values).

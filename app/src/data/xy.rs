@@ -24,7 +24,8 @@ pub struct Column<'a> {
 }
 
 impl Column<'_> {
-    fn len(&self) -> usize {
+    /// Samples with both a time and a value.
+    pub(crate) fn len(&self) -> usize {
         self.times.len().min(self.series.len())
     }
 
