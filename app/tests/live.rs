@@ -487,3 +487,47 @@ fn a_capture_whose_events_nobody_takes_queues_no_more_than_its_ring_holds() {
     assert!(sent <= 3 * ring, "sent {sent}");
     assert_eq!(capture.queued_messages(), 0);
 }
+
+#[test]
+fn a_ros2_topic_whose_publisher_serves_its_schema_is_decoded_live_and_saved_with_it() {
+    let (session, options) = publisher_and_capture_options(64 << 20);
+    let schema = bag::live::TopicSchema {
+        schema: bag::SchemaSpec {
+            name: "demo/msg/Sample".into(),
+            encoding: "ros2msg".into(),
+            data: b"float64 x\nint32 n\n".to_vec(),
+        },
+        metadata: Default::default(),
+    };
+    // As `bag play` publishes a ROS 2 channel of a recording.
+    let _serving = bag::live::serve_schema(&session, "car/sample", &schema).expect("queryable");
+    let publisher =
+        LivePublisher::with_encoding(&session, "car/sample", "application/cdr;demo/msg/Sample")
+            .expect("publisher");
+    let capture = LiveCapture::start(options, Arc::new(|| {}));
+    wait_until("the capture to subscribe", Duration::from_secs(20), || {
+        publisher.has_subscribers()
+    });
+    let n = 200;
+    for i in 0..n {
+        let mut bytes = vec![0, 1, 0, 0];
+        bytes.extend_from_slice(&(i as f64 * 0.25).to_le_bytes());
+        bytes.extend_from_slice(&(-(i as i32)).to_le_bytes());
+        publisher.put(bytes).expect("put");
+    }
+    let live = live_columns(&capture, n);
+    let x = live.field("x").expect("x decoded from the served schema");
+    let count = live.field("n").expect("n");
+    assert_eq!(
+        (x.series.value(9), count.series.value(9)),
+        (Some(2.25), Some(-9.0))
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("saved");
+    save_capture(capture.shared(), &out, &SaveProgress::default()).expect("save");
+    let reader = BagReader::open(&out).expect("open saved");
+    let channel = &reader.channels()[0];
+    assert_eq!(channel.spec.message_encoding, "cdr");
+    assert_eq!(channel.spec.schema.as_ref(), Some(&schema.schema));
+}

@@ -13,10 +13,13 @@
 //! Conventions: a publisher of topic `K` with registry schema `S` holds the liveliness token
 //! `redline/adv/S/K` while it is up and publishes on `K` with encoding `application/capnp;S` and
 //! a timestamp. A sample without a timestamp is logged with its arrival time as publish time and
-//! counted as unstamped.
+//! counted as unstamped. A publisher of a topic whose schema is not in our registry (a played
+//! ROS 2, protobuf or JSON channel) answers queries on `redline/schema/K` with it; subscribers
+//! ask once per new topic ([`schema_query`]).
 
 mod publish;
 mod record;
+mod schema_query;
 mod session;
 pub mod sim;
 mod subscribe;
@@ -28,6 +31,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 pub use publish::{LivePublisher, advertise};
 pub use record::{DEFAULT_MAX_TOPICS, RecordStats, Recorder};
+pub use schema_query::{SCHEMA_PREFIX, SCHEMA_WAIT, TopicSchema, schema_key, serve_schema};
 pub use session::{Mode, SessionOptions, close, link_count};
 pub use subscribe::{
     Advertised, Advertisements, LiveMessage, LiveTopic, Subscription, TopicId, TopicTable,

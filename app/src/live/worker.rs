@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bag::live::sim::Simulator;
-use bag::live::{LiveMessage, Subscription, channel_for};
+use bag::live::{LiveMessage, Subscription, TopicId};
 use bag::{ChannelSpec, DropQueue};
 use crossbeam_channel::Sender;
 use decode::Row;
@@ -205,8 +205,13 @@ pub(super) fn run(
         queue.drain_into(&mut batch);
         // New topics first, in id order.
         if subscription.topics().len() > topics.len() {
-            for live in subscription.topics().since(topics.len()) {
-                let spec = channel_for(&live.key, &live.encoding);
+            let known = topics.len();
+            let table = subscription.topics();
+            for id in known..table.len() {
+                // With the schema its publisher describes, waited for at most a second.
+                let Some(spec) = TopicId::try_from(id).ok().and_then(|id| table.channel(id)) else {
+                    break;
+                };
                 let info = topic_info(&spec);
                 topics.push(LiveTopic::new(info.clone()));
                 specs.push(spec.clone());

@@ -452,3 +452,104 @@ fn a_recorder_whose_disk_falls_behind_drops_without_holding_up_the_publisher_and
         assert!(rest.any(|s| s == got), "a recorded message was never sent");
     }
 }
+
+/// A CDR payload of `demo/msg/Sample` (`float64 x`, `int32 n`): encapsulation header, then the
+/// fields little-endian and aligned.
+fn sample_cdr(x: f64, n: i32) -> Vec<u8> {
+    let mut bytes = vec![0, 1, 0, 0];
+    bytes.extend_from_slice(&x.to_le_bytes());
+    bytes.extend_from_slice(&n.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn played_topics_whose_schemas_are_not_in_the_registry_are_recorded_with_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = dir.path().join("foreign");
+    let mut w = BagWriter::create(&source, WriteOptions::new()).expect("create");
+    let sample = ChannelSpec {
+        topic: "/car/sample".into(),
+        message_encoding: "cdr".into(),
+        schema: Some(bag::SchemaSpec {
+            name: "demo/msg/Sample".into(),
+            encoding: "ros2msg".into(),
+            data: b"float64 x\nint32 n\n".to_vec(),
+        }),
+        metadata: [("topic_type_hash".to_string(), "RIHS01_0123".to_string())].into(),
+    };
+    let cdr = w.add_channel(sample.clone());
+    // A Cap'n Proto type the recorder's registry does not know by this name.
+    let info = schemas::by_name("EngineRpm").expect("registered");
+    let mystery = ChannelSpec::capnp("car/mystery", "Mystery", info.capnp_name, info.descriptor);
+    let capnp = w.add_channel(mystery.clone());
+    let t0 = 1_700_000_000_000_000_000u64;
+    for i in 0..50u64 {
+        let t = t0 + i * 10_000_000;
+        w.write(cdr, t, Some(t), &sample_cdr(i as f64 * 0.5, -(i as i32)))
+            .expect("write");
+        let bytes = schemas::sample::encode("EngineRpm", i as f64, i).expect("encode");
+        w.write(capnp, t + 1, Some(t), &bytes).expect("write");
+    }
+    w.close().expect("close");
+
+    let out = dir.path().join("recorded");
+    let (record, endpoint) = start_recorder(&out, &["car/**", "--duration", "120"]);
+    let play = bag_cmd()
+        .args(["play", source.to_str().expect("utf-8")])
+        .args(["--connect", &endpoint, "--rate", "10", "--wait", "20"])
+        .output()
+        .expect("play");
+    assert!(play.status.success(), "{}", text(&play));
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&record, "-INT");
+    let recorded = finish(record, Duration::from_secs(30));
+    assert!(recorded.status.success(), "{}", text(&recorded));
+
+    let reader = BagReader::open(&out).expect("open");
+    let channel = |topic: &str| {
+        reader
+            .channels()
+            .iter()
+            .find(|c| c.spec.topic == topic)
+            .map(|c| (c.spec.clone(), c.message_count))
+            .expect(topic)
+    };
+    let (got, count) = channel("car/sample");
+    assert_eq!(count, 50);
+    assert_eq!(got.message_encoding, "cdr");
+    assert_eq!(
+        got.schema, sample.schema,
+        "the schema travelled byte for byte"
+    );
+    assert_eq!(got.metadata["topic_type_hash"], "RIHS01_0123");
+    let (got, count) = channel("car/mystery");
+    assert_eq!(count, 50);
+    assert_eq!(got.schema, mystery.schema);
+    assert_eq!(got.type_name(), "Mystery");
+
+    // And the recording decodes as the source does, every field of every message.
+    let fields = |bag: &Path, topic: &str| -> Vec<serde_json::Value> {
+        let cat = bag_cmd()
+            .args(["cat", "--json", "--no-data"])
+            .arg(bag)
+            .args(["--topics", topic])
+            .output()
+            .expect("cat");
+        assert!(cat.status.success(), "{}", text(&cat));
+        String::from_utf8_lossy(&cat.stdout)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).expect("a JSON line")["fields"].clone()
+            })
+            .collect()
+    };
+    let recorded = fields(&out, "car/sample");
+    assert_eq!(recorded, fields(&source, "/car/sample"));
+    assert_eq!(
+        (&recorded[7]["x"], &recorded[7]["n"]),
+        (&3.5.into(), &(-7).into())
+    );
+    let recorded = fields(&out, "car/mystery");
+    assert_eq!(recorded, fields(&source, "car/mystery"));
+    assert!(recorded[7]["rpm"].is_number(), "{}", recorded[7]);
+}

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{Advertised, LiveError, LiveMessage, TopicTable, channel_for};
+use super::{Advertised, LiveError, LiveMessage, TopicTable};
 use crate::{BagSummary, BagWriter, ChannelId, DropQueue};
 
 /// After a batch's first message arrives, how long the recorder lets more gather before taking
@@ -152,15 +152,14 @@ impl Recorder {
             }
             return Ok(None);
         }
-        let Some(live) = self.topics.get(topic) else {
+        // Waits for the topic's schema, at most a second after its first sample.
+        let Some(spec) = self.topics.channel(topic) else {
             return Err(LiveError::Declare {
                 what: format!("topic #{topic}"),
                 reason: "not in the subscription's topic table".into(),
             });
         };
-        let id = self
-            .writer
-            .add_channel(channel_for(&live.key, &live.encoding));
+        let id = self.writer.add_channel(spec);
         if let Some(slot) = self.channels.get_mut(index) {
             *slot = Slot::Channel(id);
         }

@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::UNIX_EPOCH;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Instant, UNIX_EPOCH};
 
 use zenoh::bytes::Encoding;
 use zenoh::key_expr::{KeyExpr, keyexpr};
@@ -12,8 +13,12 @@ use zenoh::pubsub::Subscriber;
 use zenoh::sample::{Sample, SampleKind};
 use zenoh::{Session, Wait};
 
-use super::{ADVERTISE_PREFIX, LiveError, log_time_ns, parse_advertisement, zenoh_error};
-use crate::DropQueue;
+use super::schema_query::{SCHEMA_WAIT, TopicSchema, ask_schemas};
+use super::{
+    ADVERTISE_PREFIX, CAPNP_ENCODING_PREFIX, LiveError, channel_for, log_time_ns,
+    parse_advertisement, zenoh_error,
+};
+use crate::{ChannelSpec, DropQueue};
 
 /// Index of a topic in a [`TopicTable`].
 pub type TopicId = u32;
@@ -54,15 +59,39 @@ struct Interned {
     /// keys, and still seeded per process against keys crafted to collide.
     by_key: HashMap<String, Vec<(Encoding, TopicId)>, foldhash::fast::RandomState>,
     topics: Vec<LiveTopic>,
+    /// Per topic, what is known of its schema.
+    schemas: Vec<SchemaState>,
 }
 
-/// The topics seen so far, each (key, encoding) pair once, numbered in order of arrival.
+/// What a subscriber knows of a topic's schema.
+#[derive(Debug, Clone)]
+enum SchemaState {
+    /// Asked for when the topic's first sample arrived.
+    Asked(Instant),
+    /// Answered: the publisher's schema, or none.
+    Known(Option<Arc<TopicSchema>>),
+}
+
+/// The topics seen so far, each (key, encoding) pair once, numbered in order of arrival, and
+/// their schemas as their publishers describe them ([`schema_query`](super::schema_query)).
 #[derive(Debug, Default)]
 pub struct TopicTable {
     inner: Mutex<Interned>,
+    /// Notified when a schema is answered.
+    answered: Condvar,
+    /// Where a new topic's schema is asked for; without it, no topic has one.
+    asks: Option<Mutex<Sender<(TopicId, String)>>>,
 }
 
 impl TopicTable {
+    /// A table that asks for each new topic's schema through `asks`.
+    fn asking(asks: Sender<(TopicId, String)>) -> Self {
+        TopicTable {
+            asks: Some(Mutex::new(asks)),
+            ..TopicTable::default()
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Interned> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -78,9 +107,26 @@ impl TopicTable {
             return id;
         }
         let id = TopicId::try_from(inner.topics.len()).unwrap_or(TopicId::MAX);
+        let encoding_text = encoding.to_string();
+        // Our registry's Cap'n Proto schemas are known without asking.
+        let registered = encoding_text
+            .strip_prefix(CAPNP_ENCODING_PREFIX)
+            .is_some_and(|name| schemas::by_name(name).is_some());
+        let asked = !registered
+            && self.asks.as_ref().is_some_and(|asks| {
+                asks.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .send((id, key.to_string()))
+                    .is_ok()
+            });
+        inner.schemas.push(if asked {
+            SchemaState::Asked(Instant::now())
+        } else {
+            SchemaState::Known(None)
+        });
         inner.topics.push(LiveTopic {
             key: key.to_string(),
-            encoding: encoding.to_string(),
+            encoding: encoding_text,
         });
         inner
             .by_key
@@ -88,6 +134,49 @@ impl TopicTable {
             .or_default()
             .push((encoding.clone(), id));
         id
+    }
+
+    /// Records the answer to topic `id`'s schema query; the first answer stands.
+    pub(super) fn answer(&self, id: TopicId, schema: Option<TopicSchema>) {
+        let mut inner = self.lock();
+        if let Some(state @ SchemaState::Asked(_)) = inner.schemas.get_mut(id as usize) {
+            *state = SchemaState::Known(schema.map(Arc::new));
+            drop(inner);
+            self.answered.notify_all();
+        }
+    }
+
+    /// The channel topic `id` is recorded and decoded as: [`channel_for`] its key and encoding,
+    /// with the schema its publisher describes. Waits for that answer until [`SCHEMA_WAIT`]
+    /// after the topic's first sample, so topics first seen together wait about that long
+    /// together, however many there are.
+    pub fn channel(&self, id: TopicId) -> Option<ChannelSpec> {
+        let mut inner = self.lock();
+        loop {
+            let since = match inner.schemas.get(id as usize)? {
+                SchemaState::Known(schema) => {
+                    let topic = inner.topics.get(id as usize)?;
+                    let spec = channel_for(&topic.key, &topic.encoding);
+                    return Some(match schema {
+                        Some(schema) => schema.apply(spec),
+                        None => spec,
+                    });
+                }
+                SchemaState::Asked(since) => *since,
+            };
+            let Some(left) = SCHEMA_WAIT.checked_sub(since.elapsed()) else {
+                // Too late: this topic goes on without a schema.
+                if let Some(state) = inner.schemas.get_mut(id as usize) {
+                    *state = SchemaState::Known(None);
+                }
+                continue;
+            };
+            inner = self
+                .answered
+                .wait_timeout(inner, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
     }
 
     /// The topic with id `id`.
@@ -189,7 +278,18 @@ impl Subscription {
                 })
             })
             .collect::<Result<Vec<KeyExpr<'static>>, _>>()?;
-        let topics = Arc::new(TopicTable::default());
+        let (asks, asked) = std::sync::mpsc::channel();
+        let topics = Arc::new(TopicTable::asking(asks));
+        {
+            let (session, topics) = (session.clone(), Arc::downgrade(&topics));
+            std::thread::Builder::new()
+                .name("schema queries".into())
+                .spawn(move || ask_schemas(session, asked, topics))
+                .map_err(|e| LiveError::Declare {
+                    what: "the schema query thread".into(),
+                    reason: e.to_string(),
+                })?;
+        }
         let received = Arc::new(AtomicU64::new(0));
         let mut data = Vec::new();
         for (i, expr) in exprs.iter().enumerate() {

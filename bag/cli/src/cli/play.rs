@@ -5,7 +5,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use bag::live::{LivePublisher, ZenohArgs, advertise, encoding_for, key_for_topic};
+use bag::live::{
+    LivePublisher, TopicSchema, ZenohArgs, advertise, encoding_for, key_for_topic, serve_schema,
+};
 use bag::{BagReader, REGISTRY_SCHEMA_KEY, ReadFilter};
 use clap::Args;
 
@@ -82,6 +84,8 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
     let stop = stop_on_ctrl_c()?;
     let session = live_command::open(&args.zenoh)?;
     let mut publishers = Vec::new();
+    // Subscribers ask for the schemas our registry does not hold; they live as long as these.
+    let mut schema_queryables = Vec::new();
     for channel in reader.channels() {
         let key = key_for_topic(&channel.spec.topic);
         let wanted = args.topics.is_empty() || args.topics.contains(&channel.spec.topic);
@@ -94,6 +98,9 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
                 .with_context(|| format!("topic {:?}", channel.spec.topic))?;
         if let Some(schema) = channel.spec.metadata.get(REGISTRY_SCHEMA_KEY) {
             publisher = publisher.advertised(schema)?;
+        }
+        if let Some(schema) = TopicSchema::of(&channel.spec) {
+            schema_queryables.push(serve_schema(&session, &key, &schema)?);
         }
         publishers.push(Some(publisher));
     }
@@ -168,6 +175,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
     }
     status.finish();
     drop(publishers);
+    drop(schema_queryables);
     if let Err(e) = bag::live::close(session) {
         eprintln!("warning: {e}");
     }
