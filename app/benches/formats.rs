@@ -156,37 +156,55 @@ fn ros1_record(header: &[Vec<u8>], data: &[u8]) -> Vec<u8> {
     r
 }
 
+fn ros1_time(t: u64) -> Vec<u8> {
+    let mut time = ((t / 1_000_000_000) as u32).to_le_bytes().to_vec();
+    time.extend(((t % 1_000_000_000) as u32).to_le_bytes());
+    time
+}
+
 /// A ROS 1 bag (format 2.0) of uncompressed chunks of about 768 KiB, as `rosbag record`
-/// writes them (without the index section, which our reader does not trust anyway).
+/// writes them: each chunk followed by its index data records, the connections and chunk
+/// infos in the index section at the end, and the bag header (padded to 4 KiB) pointing there.
 fn write_ros1_bag(dir: &Path) -> PathBuf {
     let path = dir.join("drive.bag");
-    let mut bag = b"#ROSBAG V2.0\n".to_vec();
-    bag.extend(ros1_record(
-        &[
+    let connection = |k: u64| {
+        ros1_record(
+            &[
+                ros1_field("op", &[0x07]),
+                ros1_field("conn", &(k as u32).to_le_bytes()),
+                ros1_field("topic", topic(k).as_bytes()),
+            ],
+            &[
+                ros1_field("topic", topic(k).as_bytes()),
+                ros1_field("type", TYPE_ROS1.as_bytes()),
+                ros1_field("md5sum", b"0123456789abcdef0123456789abcdef"),
+                ros1_field("message_definition", DEFINITION.as_bytes()),
+            ]
+            .concat(),
+        )
+    };
+    let header_record = |index_pos: u64, chunks: u32| {
+        let header = [
             ros1_field("op", &[0x03]),
-            ros1_field("index_pos", &0u64.to_le_bytes()),
-        ],
-        &[b' '; 4000],
-    ));
-    let mut chunk: Vec<u8> = (0..TOPICS)
-        .flat_map(|k| {
-            ros1_record(
-                &[
-                    ros1_field("op", &[0x07]),
-                    ros1_field("conn", &(k as u32).to_le_bytes()),
-                    ros1_field("topic", topic(k).as_bytes()),
-                ],
-                &[
-                    ros1_field("topic", topic(k).as_bytes()),
-                    ros1_field("type", TYPE_ROS1.as_bytes()),
-                    ros1_field("md5sum", b"0123456789abcdef0123456789abcdef"),
-                    ros1_field("message_definition", DEFINITION.as_bytes()),
-                ]
-                .concat(),
-            )
-        })
-        .collect();
-    let flush = |bag: &mut Vec<u8>, chunk: &mut Vec<u8>| {
+            ros1_field("index_pos", &index_pos.to_le_bytes()),
+            ros1_field("conn_count", &(TOPICS as u32).to_le_bytes()),
+            ros1_field("chunk_count", &chunks.to_le_bytes()),
+        ]
+        .concat();
+        ros1_record(
+            std::slice::from_ref(&header),
+            &vec![b' '; 4096 - 8 - header.len()],
+        )
+    };
+    let mut bag = b"#ROSBAG V2.0\n".to_vec();
+    bag.extend(header_record(0, 0));
+    // Per chunk: (position, first and last time, per connection (time, offset in the chunk)).
+    type Entries = Vec<Vec<(u64, u32)>>;
+    let mut infos: Vec<(u64, u64, u64, Entries)> = Vec::new();
+    let mut chunk: Vec<u8> = (0..TOPICS).flat_map(connection).collect();
+    let mut entries: Entries = vec![Vec::new(); TOPICS as usize];
+    let flush = |bag: &mut Vec<u8>, chunk: &mut Vec<u8>, entries: &mut Entries| {
+        let position = bag.len() as u64;
         bag.extend(ros1_record(
             &[
                 ros1_field("op", &[0x05]),
@@ -195,27 +213,76 @@ fn write_ros1_bag(dir: &Path) -> PathBuf {
             ],
             chunk,
         ));
+        for (k, list) in entries.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+            let data: Vec<u8> = list
+                .iter()
+                .flat_map(|&(t, offset)| [ros1_time(t), offset.to_le_bytes().to_vec()].concat())
+                .collect();
+            bag.extend(ros1_record(
+                &[
+                    ros1_field("op", &[0x04]),
+                    ros1_field("ver", &1u32.to_le_bytes()),
+                    ros1_field("conn", &(k as u32).to_le_bytes()),
+                    ros1_field("count", &(list.len() as u32).to_le_bytes()),
+                ],
+                &data,
+            ));
+        }
+        let times = entries.iter().flatten().map(|e| e.0);
+        let (first, last) = (times.clone().min().unwrap_or(0), times.max().unwrap_or(0));
         chunk.clear();
+        (
+            position,
+            first,
+            last,
+            std::mem::replace(entries, vec![Vec::new(); TOPICS as usize]),
+        )
     };
     for i in 0..MESSAGES {
         let (k, t, x, y, n) = sample(i);
-        let mut time = ((t / 1_000_000_000) as u32).to_le_bytes().to_vec();
-        time.extend(((t % 1_000_000_000) as u32).to_le_bytes());
+        if let Some(list) = entries.get_mut(k as usize) {
+            list.push((t, chunk.len() as u32));
+        }
         chunk.extend(ros1_record(
             &[
                 ros1_field("op", &[0x02]),
                 ros1_field("conn", &(k as u32).to_le_bytes()),
-                ros1_field("time", &time),
+                ros1_field("time", &ros1_time(t)),
             ],
             &ros1_payload(x, y, n),
         ));
         if chunk.len() >= 768 * 1024 {
-            flush(&mut bag, &mut chunk);
+            infos.push(flush(&mut bag, &mut chunk, &mut entries));
         }
     }
     if !chunk.is_empty() {
-        flush(&mut bag, &mut chunk);
+        infos.push(flush(&mut bag, &mut chunk, &mut entries));
     }
+    let index_pos = bag.len() as u64;
+    for k in 0..TOPICS {
+        bag.extend(connection(k));
+    }
+    for (position, first, last, per_connection) in &infos {
+        let counts: Vec<u8> = per_connection
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+            .flat_map(|(k, l)| [(k as u32).to_le_bytes(), (l.len() as u32).to_le_bytes()].concat())
+            .collect();
+        bag.extend(ros1_record(
+            &[
+                ros1_field("op", &[0x06]),
+                ros1_field("ver", &1u32.to_le_bytes()),
+                ros1_field("chunk_pos", &position.to_le_bytes()),
+                ros1_field("start_time", &ros1_time(*first)),
+                ros1_field("end_time", &ros1_time(*last)),
+                ros1_field("count", &((counts.len() / 8) as u32).to_le_bytes()),
+            ],
+            &counts,
+        ));
+    }
+    let header = header_record(index_pos, infos.len() as u32);
+    bag.splice(13..13 + header.len(), header);
     std::fs::write(&path, bag).expect("write bag");
     path
 }
@@ -247,6 +314,9 @@ fn load_format(c: &mut Criterion) {
     for (name, path) in &recordings {
         assert_eq!(load(path), MESSAGES as usize * 3, "{name}");
     }
+    // The ROS 1 bag opens from its index section, as a bag `rosbag record` closed does.
+    let ros1 = bag::BagReader::open(&recordings[3].1).expect("open");
+    assert!(!ros1.parts()[0].counted_by_scan, "the .bag was scanned");
     let mut group = c.benchmark_group("load_format");
     group.sample_size(10);
     group.throughput(Throughput::Elements(MESSAGES));

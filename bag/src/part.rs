@@ -123,7 +123,8 @@ pub struct PartInfo {
     pub time_range_ns: Option<(u64, u64)>,
     /// Chunk compressions used (`zstd`, `lz4`, `` for none).
     pub compression: BTreeSet<String>,
-    /// Whether counts came from the summary (no data was read) or from a scan.
+    /// Whether counts came from a scan, or from the summary (or a ROS 1 bag's index section)
+    /// without reading any data.
     pub counted_by_scan: bool,
     /// Whether `metadata.yaml` lists this part (false when discovered on disk).
     pub listed_in_index: bool,
@@ -149,6 +150,13 @@ impl PartInfo {
     /// as far as it goes, never rewritten by `bag reindex`, which repairs MCAP parts only.
     pub fn is_ros1_bag(&self) -> bool {
         matches!(self.access, PartAccess::Ros1(_))
+    }
+
+    /// Whether a read of a time window of this part goes to that window's data (through a
+    /// summary's chunk indexes, a ROS 1 bag's chunks, or SQLite's timestamps) instead of reading
+    /// the part from its start: what splitting a load into time windows needs.
+    pub fn reads_time_windows(&self) -> bool {
+        matches!(self.status, PartStatus::Complete) && (!self.counted_by_scan || self.is_ros1_bag())
     }
 
     /// Whether this part is a rosbag2 SQLite file (`.db3`, recognised by its magic): read through
@@ -265,7 +273,8 @@ impl PartInfo {
         Ok(info)
     }
 
-    /// A ROS 1 bag, scanned once: its connections are the channels.
+    /// A ROS 1 bag, opened from its index section or scanned once: its connections are the
+    /// channels.
     fn from_ros1(name: String, path: PathBuf, listed: bool, size: u64) -> Result<Self> {
         let scan =
             crate::ros1_bag::Ros1Scan::scan(&path, &name).map_err(|source| BagError::Ros1 {
@@ -277,7 +286,8 @@ impl PartInfo {
         info.message_count = scan.message_count;
         info.time_range_ns = scan.time_range_ns;
         info.compression = scan.compression;
-        info.counted_by_scan = true;
+        // Counted from the bag's index section when it describes the file, else by a scan.
+        info.counted_by_scan = scan.index.checked();
         info.damaged_chunks = scan.damaged_chunks;
         info.channels = scan.channels;
         info.channel_counts = scan.channel_counts;

@@ -287,6 +287,15 @@ impl BagReader {
         let mut found = Vec::new();
         for part in &self.parts {
             found.extend(part.damaged_chunks.iter().cloned());
+            if let PartAccess::Ros1(index) = &part.access {
+                let damaged = index
+                    .damaged_chunks(&part.path, &part.name)
+                    .map_err(|source| BagError::Ros1 {
+                        path: part.path.clone(),
+                        source,
+                    })?;
+                found.extend(damaged);
+            }
             if let Some(summary) = indexed_summary(part)? {
                 let file =
                     open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
@@ -305,11 +314,15 @@ impl BagReader {
     }
 
     /// The first log time of each chunk of part `part`, sorted, when the part is read through
-    /// its chunk indexes (`None` for a part read in file order, or one whose summary can no
-    /// longer be read). A reader that splits a part in time at these instants decompresses
+    /// its chunk indexes or is a ROS 1 bag (`None` for a part read in file order, or one whose
+    /// summary can no longer be read). A reader that splits a part in time at these instants decompresses
     /// each chunk once. May read the part's summary.
     pub fn chunk_start_times(&self, part: usize) -> Option<Vec<u64>> {
-        let summary = indexed_summary(self.parts.get(part)?).ok()??;
+        let part = self.parts.get(part)?;
+        if let PartAccess::Ros1(index) = &part.access {
+            return Some(index.chunk_start_times());
+        }
+        let summary = indexed_summary(part).ok()??;
         let mut starts: Vec<u64> = summary
             .chunk_indexes
             .iter()
@@ -420,11 +433,17 @@ fn part_source(
             }
         }
         (None, PartAccess::Ros1(index)) => Source::Ros1(Box::new(
-            crate::ros1_bag::Ros1Cursor::new(&part.path, index, filter.start_ns, filter.end_ns)
-                .map_err(|source| BagError::Ros1 {
-                    path: part.path.clone(),
-                    source,
-                })?,
+            crate::ros1_bag::Ros1Cursor::new(
+                &part.path,
+                &part.name,
+                index,
+                filter.start_ns,
+                filter.end_ns,
+            )
+            .map_err(|source| BagError::Ros1 {
+                path: part.path.clone(),
+                source,
+            })?,
         )),
         (None, PartAccess::Sqlite(index)) => Source::Sqlite(Box::new(
             crate::sqlite_part::SqliteCursor::new(
@@ -727,24 +746,39 @@ impl<'r> MessageCursor<'r> {
                     .extend(scanned_skips(part, scanner.take_skipped()));
                 next
             }
-            Source::Ros1(cursor_ros1) => match &part.access {
-                PartAccess::Ros1(index) => {
-                    let ids = &part.global_ids;
-                    match cursor_ros1.next(index, wants(ids, &self.wanted)) {
-                        Ok(Some(m)) => {
-                            let channel = ids.get(m.channel).unwrap_or(0);
-                            cursor.head.set_copied(channel, m.log_time_ns, m.data);
-                            Ok(true)
-                        }
-                        Ok(None) => Ok(false),
-                        Err(source) => Err(BagError::Ros1 {
-                            path: part.path.clone(),
-                            source,
-                        }),
+            Source::Ros1(cursor_ros1) => {
+                match &part.access {
+                    PartAccess::Ros1(index) => {
+                        let ids = &part.global_ids;
+                        let next = match cursor_ros1.next(index, wants(ids, &self.wanted)) {
+                            Ok(Some(m)) => {
+                                let channel = ids.get(m.channel).unwrap_or(0);
+                                cursor.head.set_copied(channel, m.log_time_ns, m.data);
+                                Ok(true)
+                            }
+                            Ok(None) => Ok(false),
+                            Err(source) => Err(BagError::Ros1 {
+                                path: part.path.clone(),
+                                source,
+                            }),
+                        };
+                        // Chunks skipped on the way cost only their own messages: say which.
+                        self.issues
+                            .extend(cursor_ros1.take_damaged().into_iter().map(
+                                |(damage, source)| ReadIssue {
+                                    part: part.name.clone(),
+                                    error: Arc::new(BagError::Ros1 {
+                                        path: part.path.clone(),
+                                        source,
+                                    }),
+                                    skipped: Some(damage),
+                                },
+                            ));
+                        next
                     }
+                    _ => Ok(false),
                 }
-                _ => Ok(false),
-            },
+            }
             Source::Sqlite(cursor_sqlite) => match &part.access {
                 PartAccess::Sqlite(index) => {
                     let ids = &part.global_ids;
