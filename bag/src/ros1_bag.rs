@@ -562,6 +562,142 @@ fn compression_name(header: &[u8]) -> Option<String> {
     })
 }
 
+/// A chunk as the index section lists it.
+struct ListedChunk {
+    place: ChunkPlace,
+    /// Per connection: messages in the chunk, as its chunk info says.
+    counts: Vec<(u32, u64)>,
+    /// Per connection: the (time, offset in the chunk) entries of the index data records after
+    /// the chunk; kept only when asked for.
+    entries: Vec<(u32, Vec<(u64, u32)>)>,
+}
+
+/// What a bag's index section says.
+struct IndexSection {
+    connections: Vec<(u32, ChannelSpec)>,
+    /// Sorted by position in the file.
+    chunks: Vec<ListedChunk>,
+    compression: BTreeSet<String>,
+}
+
+/// What the bag's index section says, when it describes this file: the bag header points at
+/// it; it lists the connections and one chunk info per chunk, as many as the header says; and
+/// a walk over the record headers before it (no chunk is read) finds exactly the chunks it
+/// lists, each followed only by index data records. `None` otherwise (no index section, as when
+/// the writer died; a stale one; loose records). With `keep_index_data`, the index data
+/// records' entries are read too (12 bytes per message: for checking, not for opening).
+fn read_index_section(file: &mut File, size: u64, keep_index_data: bool) -> Option<IndexSection> {
+    let first = ROS1_MAGIC.len() as u64;
+    let top = read_top(file, first, size).ok()?;
+    let header = Record::new(&top.header, &[]).ok()?;
+    if header.op != OP_BAG_HEADER {
+        return None;
+    }
+    let u64_field = |record: &Record<'_>, name: &str| {
+        let v = record.field(name)?;
+        Some(u64::from_le_bytes(v.try_into().ok()?))
+    };
+    let index_pos = u64_field(&header, "index_pos")?;
+    let conn_count = header.u32_field("conn_count").ok()?;
+    let chunk_count = header.u32_field("chunk_count").ok()?;
+    if index_pos < top.end || index_pos >= size {
+        return None;
+    }
+
+    let mut connections = Vec::new();
+    let mut chunks: Vec<ListedChunk> = Vec::new();
+    let mut offset = index_pos;
+    while offset < size {
+        let top = read_top(file, offset, size).ok()?;
+        let data = read_exact_at(file, top.data_offset, top.data_len).ok()?;
+        let record = Record::new(&top.header, &data).ok()?;
+        match record.op {
+            OP_CONNECTION => connections.push(connection_channel(&record).ok()?),
+            OP_CHUNK_INFO => {
+                let chunk_pos = u64_field(&record, "chunk_pos")?;
+                let first_ns = record.time_field("start_time").ok()?;
+                let last_ns = record.time_field("end_time").ok()?;
+                let pairs = record.u32_field("count").ok()? as usize;
+                if data.len() != pairs.checked_mul(8)? || first_ns > last_ns {
+                    return None;
+                }
+                let counts: Vec<(u32, u64)> = data
+                    .chunks_exact(8)
+                    .map(|p| {
+                        let [c0, c1, c2, c3, n0, n1, n2, n3] = p.try_into().unwrap_or([0; 8]);
+                        let n = u32::from_le_bytes([n0, n1, n2, n3]);
+                        (u32::from_le_bytes([c0, c1, c2, c3]), u64::from(n))
+                    })
+                    .collect();
+                let place = ChunkPlace {
+                    offset: chunk_pos,
+                    end: 0,
+                    first_ns,
+                    last_ns,
+                    messages: counts.iter().map(|c| c.1).sum(),
+                };
+                chunks.push(ListedChunk {
+                    place,
+                    counts,
+                    entries: Vec::new(),
+                });
+            }
+            _ => return None,
+        }
+        offset = top.end;
+    }
+    if connections.len() != conn_count as usize || chunks.len() != chunk_count as usize {
+        return None;
+    }
+
+    // The chunks before the index section, by their headers alone, must be the ones listed.
+    chunks.sort_by_key(|c| c.place.offset);
+    let mut compression = BTreeSet::new();
+    let mut listed = 0;
+    let mut offset = top.end;
+    while offset < index_pos {
+        let top = read_top(file, offset, index_pos).ok()?;
+        let record = Record::new(&top.header, &[]).ok()?;
+        match record.op {
+            OP_CHUNK => {
+                let chunk = chunks.get_mut(listed)?;
+                if chunk.place.offset != offset {
+                    return None;
+                }
+                listed += 1;
+                chunk.place.end = top.end;
+                if let Some(c) = compression_name(&top.header) {
+                    compression.insert(c);
+                }
+            }
+            OP_INDEX_DATA if keep_index_data => {
+                let chunk = chunks.get_mut(listed.checked_sub(1)?)?;
+                let conn = record.u32_field("conn").ok()?;
+                let data = read_exact_at(file, top.data_offset, top.data_len).ok()?;
+                let entries = data
+                    .chunks_exact(12)
+                    .filter_map(|e| {
+                        let offset = u32::from_le_bytes(e.get(8..12)?.try_into().ok()?);
+                        Some((time_ns(e.get(..8)?)?, offset))
+                    })
+                    .collect();
+                chunk.entries.push((conn, entries));
+            }
+            OP_INDEX_DATA => {}
+            _ => return None,
+        }
+        offset = top.end;
+    }
+    if offset != index_pos || listed != chunks.len() {
+        return None;
+    }
+    Some(IndexSection {
+        connections,
+        chunks,
+        compression,
+    })
+}
+
 impl Ros1Scan {
     /// Scans the bag at `path` (already known to start with [`ROS1_MAGIC`]) record by record.
     /// Fails only when the file cannot be read at all; damage is in the result.
@@ -638,114 +774,29 @@ impl Ros1Scan {
         Ok(scan)
     }
 
-    /// What the bag's index section says, when it describes this file: the bag header points
-    /// at it; it lists the connections and one chunk info per chunk, as many as the header
-    /// says; and a walk over the record headers before it (no chunk is read) finds exactly the
-    /// chunks it lists, each followed only by index data records. `None` otherwise (no index
-    /// section, as when the writer died; a stale one; loose records), and the file is scanned.
-    /// Reads a few bytes per chunk instead of every chunk.
+    /// The scan an index section that describes the file gives ([`read_index_section`]);
+    /// `None` when there is none, and the file is scanned. Reads a few bytes per chunk instead
+    /// of every chunk.
     fn from_index_section(file: &mut File, size: u64) -> Option<Self> {
-        let first = ROS1_MAGIC.len() as u64;
-        let top = read_top(file, first, size).ok()?;
-        let header = Record::new(&top.header, &[]).ok()?;
-        if header.op != OP_BAG_HEADER {
-            return None;
-        }
-        let u64_field = |name: &str| {
-            let v = header.field(name)?;
-            Some(u64::from_le_bytes(v.try_into().ok()?))
+        let section = read_index_section(file, size, false)?;
+        let mut scan = Ros1Scan {
+            compression: section.compression,
+            ..Ros1Scan::default()
         };
-        let index_pos = u64_field("index_pos")?;
-        let conn_count = header.u32_field("conn_count").ok()?;
-        let chunk_count = header.u32_field("chunk_count").ok()?;
-        if index_pos < top.end || index_pos >= size {
-            return None;
-        }
-
-        let mut scan = Ros1Scan::default();
-        let mut connections = Vec::new();
-        let mut infos: Vec<(ChunkPlace, Vec<(u32, u64)>)> = Vec::new();
-        let mut offset = index_pos;
-        while offset < size {
-            let top = read_top(file, offset, size).ok()?;
-            let data = read_exact_at(file, top.data_offset, top.data_len).ok()?;
-            let record = Record::new(&top.header, &data).ok()?;
-            match record.op {
-                OP_CONNECTION => connections.push(connection_channel(&record).ok()?),
-                OP_CHUNK_INFO => {
-                    let chunk_pos = record
-                        .field("chunk_pos")
-                        .and_then(|v| Some(u64::from_le_bytes(v.try_into().ok()?)))?;
-                    let first_ns = record.time_field("start_time").ok()?;
-                    let last_ns = record.time_field("end_time").ok()?;
-                    let pairs = record.u32_field("count").ok()? as usize;
-                    if data.len() != pairs.checked_mul(8)? || first_ns > last_ns {
-                        return None;
-                    }
-                    let counts: Vec<(u32, u64)> = data
-                        .chunks_exact(8)
-                        .map(|p| {
-                            let [c0, c1, c2, c3, n0, n1, n2, n3] = p.try_into().unwrap_or([0; 8]);
-                            let n = u32::from_le_bytes([n0, n1, n2, n3]);
-                            (u32::from_le_bytes([c0, c1, c2, c3]), u64::from(n))
-                        })
-                        .collect();
-                    let place = ChunkPlace {
-                        offset: chunk_pos,
-                        end: 0,
-                        first_ns,
-                        last_ns,
-                        messages: counts.iter().map(|c| c.1).sum(),
-                    };
-                    infos.push((place, counts));
-                }
-                _ => return None,
-            }
-            offset = top.end;
-        }
-        if connections.len() != conn_count as usize || infos.len() != chunk_count as usize {
-            return None;
-        }
-
-        // The chunks before the index section, by their headers alone, must be the ones listed.
-        infos.sort_by_key(|(c, _)| c.offset);
-        let mut listed = infos.iter_mut();
-        let mut offset = top.end;
-        while offset < index_pos {
-            let top = read_top(file, offset, index_pos).ok()?;
-            match Record::new(&top.header, &[]).ok()?.op {
-                OP_CHUNK => {
-                    let (place, _) = listed.next()?;
-                    if place.offset != offset {
-                        return None;
-                    }
-                    place.end = top.end;
-                    if let Some(c) = compression_name(&top.header) {
-                        scan.compression.insert(c);
-                    }
-                }
-                OP_INDEX_DATA => {}
-                _ => return None,
-            }
-            offset = top.end;
-        }
-        if offset != index_pos || listed.next().is_some() {
-            return None;
-        }
-
-        for (conn, spec) in connections {
+        for (conn, spec) in section.connections {
             if scan.index.connections.get(i64::from(conn)).is_none() {
                 let local = u16::try_from(scan.channels.len()).ok()?;
                 scan.index.connections.insert(i64::from(conn), local);
                 scan.channels.insert(local, spec);
             }
         }
-        for (place, counts) in infos {
-            for (conn, n) in counts {
+        for listed in section.chunks {
+            for &(conn, n) in &listed.counts {
                 // Counts of a connection the index does not list: the index is not whole.
                 let local = scan.index.connections.get(i64::from(conn))?;
                 *scan.channel_counts.entry(local).or_insert(0) += n;
             }
+            let place = listed.place;
             if place.messages == 0 {
                 continue;
             }
@@ -818,6 +869,224 @@ impl Ros1Scan {
         }
         Ok(())
     }
+}
+
+/// Something a ROS 1 bag says about itself that its data does not bear out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ros1Problem {
+    /// The record concerned (for records inside a chunk: the chunk).
+    pub(crate) offset: u64,
+    /// For records inside a chunk: their offset in the chunk's data.
+    pub(crate) offset_in_chunk: Option<u64>,
+    /// `BagHeader`, `Chunk`, `ChunkInfo`, `IndexData`, `MessageData`, `file`.
+    pub(crate) record: &'static str,
+    pub(crate) expected: String,
+    pub(crate) found: String,
+}
+
+/// A connection and what was found on it.
+#[derive(Debug, Default)]
+pub(crate) struct CheckedConnection {
+    pub(crate) topic: String,
+    pub(crate) type_name: String,
+    pub(crate) messages: u64,
+    /// Log-time range of those messages.
+    pub(crate) times: Option<(u64, u64)>,
+}
+
+impl CheckedConnection {
+    fn new(spec: &ChannelSpec, messages: u64) -> Self {
+        CheckedConnection {
+            topic: spec.topic.clone(),
+            type_name: spec.type_name().to_string(),
+            messages,
+            times: None,
+        }
+    }
+}
+
+/// What checking a ROS 1 bag's index against its data found ([`check_bag`]).
+#[derive(Debug, Default)]
+pub(crate) struct Ros1Check {
+    /// Chunk records in the file.
+    pub(crate) chunks: u64,
+    /// Message records found in the chunks that read.
+    pub(crate) messages: u64,
+    /// Per connection id (a scan's channel id when there is no index section).
+    pub(crate) connections: BTreeMap<u32, CheckedConnection>,
+    pub(crate) problems: Vec<Ros1Problem>,
+    /// Chunks that do not read, with what they cost.
+    pub(crate) damaged: Vec<ChunkDamage>,
+    /// The file does not end at a record boundary (only found when there is no index section).
+    pub(crate) torn: Option<Damage>,
+}
+
+impl Ros1Check {
+    fn problem(&mut self, offset: u64, record: &'static str, expected: String, found: String) {
+        self.problems.push(Ros1Problem {
+            offset,
+            offset_in_chunk: None,
+            record,
+            expected,
+            found,
+        });
+    }
+
+    fn count(&mut self, conn: u32, time: u64) {
+        self.messages += 1;
+        if let Some(c) = self.connections.get_mut(&conn) {
+            c.messages += 1;
+            c.times = Some(
+                c.times
+                    .map_or((time, time), |(a, b)| (a.min(time), b.max(time))),
+            );
+        }
+    }
+}
+
+/// Checks a ROS 1 bag's index against its data, for `bag verify`: that an index section
+/// describes the file ([`read_index_section`]); that every chunk decompresses and its records
+/// parse; that each chunk info's per-connection counts and time range are those of the chunk's
+/// messages; and that each index data record's entries point at message records of its
+/// connection with its times. Without an index section the file is scanned, and only what a
+/// scan finds (damaged chunks, a torn end) is reported besides the missing index.
+pub(crate) fn check_bag(path: &Path, part_name: &str) -> Result<Ros1Check, Ros1Error> {
+    let mut file = crate::layout::open_regular(path)?;
+    let size = file.metadata()?.len();
+    let mut check = Ros1Check::default();
+    let Some(section) = read_index_section(&mut file, size, true) else {
+        let scan = Ros1Scan::scan(path, part_name)?;
+        check.problem(
+            ROS1_MAGIC.len() as u64,
+            "BagHeader",
+            "an index section (at the header's index_pos) listing every connection and chunk, \
+             as a bag is left when its writer closes it"
+                .into(),
+            "none that describes this file (`rosbag reindex` writes one)".into(),
+        );
+        check.chunks = scan.index.chunks.len() as u64 + scan.damaged_chunks.len() as u64;
+        check.messages = scan.message_count;
+        for (local, spec) in &scan.channels {
+            let n = scan.channel_counts.get(local).copied().unwrap_or(0);
+            check
+                .connections
+                .insert(u32::from(*local), CheckedConnection::new(spec, n));
+        }
+        for d in &scan.damaged_chunks {
+            check.problem(
+                d.offset,
+                "Chunk",
+                "a chunk that decompresses and whose records parse".into(),
+                "one that does not".into(),
+            );
+        }
+        check.damaged = scan.damaged_chunks;
+        check.torn = scan.torn;
+        return Ok(check);
+    };
+    for (conn, spec) in &section.connections {
+        check
+            .connections
+            .insert(*conn, CheckedConnection::new(spec, 0));
+    }
+    check.chunks = section.chunks.len() as u64;
+    for listed in &section.chunks {
+        let at = listed.place.offset;
+        let data = read_top(&mut file, at, size).and_then(|top| chunk_data(&mut file, &top));
+        let data = match data.and_then(|d| check_records(&d).map(|()| d)) {
+            Ok(data) => data,
+            Err(e) => {
+                check.problem(
+                    at,
+                    "Chunk",
+                    "a chunk that decompresses and whose records parse".into(),
+                    e.to_string(),
+                );
+                check.damaged.push(listed.place.damage(part_name));
+                continue;
+            }
+        };
+        // Offset in the chunk -> (conn, time) of each message record; counts and range.
+        let mut at_offset: BTreeMap<u32, (u32, u64)> = BTreeMap::new();
+        let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut range: Option<(u64, u64)> = None;
+        for record in records(&data).map_while(Result::ok) {
+            if record.op != OP_MESSAGE_DATA {
+                continue;
+            }
+            let (Ok(conn), Ok(time)) = (record.u32_field("conn"), record.time_field("time")) else {
+                continue;
+            };
+            // The record starts 4 bytes (its header length) before its header.
+            let start = (record.header.as_ptr() as usize)
+                .saturating_sub(data.as_ptr() as usize)
+                .saturating_sub(4);
+            at_offset.insert(u32::try_from(start).unwrap_or(u32::MAX), (conn, time));
+            *counts.entry(conn).or_insert(0) += 1;
+            range = Some(range.map_or((time, time), |(a, b)| (a.min(time), b.max(time))));
+            if !check.connections.contains_key(&conn) {
+                check.problems.push(Ros1Problem {
+                    offset: at,
+                    offset_in_chunk: Some(start as u64),
+                    record: "MessageData",
+                    expected: "a connection the index section lists".into(),
+                    found: format!("connection {conn}"),
+                });
+            }
+            check.count(conn, time);
+        }
+        let listed_counts: BTreeMap<u32, u64> = listed
+            .counts
+            .iter()
+            .copied()
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        if listed_counts != counts {
+            check.problem(
+                at,
+                "ChunkInfo",
+                format!("messages per connection {listed_counts:?}, as the chunk info says"),
+                format!("{counts:?}"),
+            );
+        }
+        let listed_range = Some((listed.place.first_ns, listed.place.last_ns));
+        if range.is_some() && range != listed_range {
+            check.problem(
+                at,
+                "ChunkInfo",
+                format!("log times {:?}, as the chunk info says", listed_range),
+                format!("{range:?}"),
+            );
+        }
+        let mut indexed: BTreeMap<u32, u64> = BTreeMap::new();
+        for (conn, entries) in &listed.entries {
+            *indexed.entry(*conn).or_insert(0) += entries.len() as u64;
+            let wrong = entries
+                .iter()
+                .find(|(time, offset)| at_offset.get(offset) != Some(&(*conn, *time)));
+            if let Some((time, offset)) = wrong {
+                check.problems.push(Ros1Problem {
+                    offset: at,
+                    offset_in_chunk: Some(u64::from(*offset)),
+                    record: "IndexData",
+                    expected: format!("a message of connection {conn} at time {time}"),
+                    found: match at_offset.get(offset) {
+                        Some((c, t)) => format!("connection {c} at time {t}"),
+                        None => "no message record starting there".into(),
+                    },
+                });
+            }
+        }
+        if indexed != counts {
+            check.problem(
+                at,
+                "IndexData",
+                format!("index entries per connection {counts:?}, one per message"),
+                format!("{indexed:?}"),
+            );
+        }
+    }
+    Ok(check)
 }
 
 /// One message of a loaded chunk.
@@ -1162,8 +1431,9 @@ mod tests {
 
     /// [`bag`] as `rosbag` writes it: each chunk followed by an index data record, and at the
     /// end the index section (the connection, one chunk info per chunk) the header points to.
-    /// The header claims `chunk_count` chunks. Returns the file and its chunks' offsets.
-    fn bag_indexed(chunk_count: u32) -> (Vec<u8>, Vec<u64>) {
+    /// The header claims `chunk_count` chunks. Returns the file, its chunks' offsets and where
+    /// each chunk's index entries are.
+    fn bag_indexed(chunk_count: u32) -> (Vec<u8>, Vec<u64>, Vec<u64>) {
         let conn_fields = [
             field("type", b"std_msgs/UInt8"),
             field("message_definition", b"uint8 data\n"),
@@ -1201,9 +1471,17 @@ mod tests {
         let mut bag = ROS1_MAGIC.to_vec();
         bag.extend(header(0));
         let mut infos = Vec::new();
-        for (inner, times) in [
-            ([conn.clone(), msg(30, 3), msg(10, 1)].concat(), [30u64, 10]),
-            ([msg(20, 2), msg(40, 4)].concat(), [20, 40]),
+        let mut entries_at = Vec::new();
+        // Each chunk's records, and per message its time and offset in the chunk.
+        let first_at = conn.len() as u32;
+        let second_at = msg(30, 3).len() as u32;
+        for (inner, times, offsets) in [
+            (
+                [conn.clone(), msg(30, 3), msg(10, 1)].concat(),
+                [30u64, 10],
+                [first_at, first_at + second_at],
+            ),
+            ([msg(20, 2), msg(40, 4)].concat(), [20, 40], [0, second_at]),
         ] {
             let pos = bag.len() as u64;
             bag.extend(record(
@@ -1216,7 +1494,8 @@ mod tests {
             ));
             let entries: Vec<u8> = times
                 .iter()
-                .flat_map(|&t| [time(t), 0u32.to_le_bytes().to_vec()].concat())
+                .zip(offsets)
+                .flat_map(|(&t, at)| [time(t), at.to_le_bytes().to_vec()].concat())
                 .collect();
             bag.extend(record(
                 &[
@@ -1227,6 +1506,7 @@ mod tests {
                 ],
                 &entries,
             ));
+            entries_at.push((bag.len() - entries.len()) as u64);
             infos.push((pos, times[0].min(times[1]), times[0].max(times[1])));
         }
         let index_pos = bag.len() as u64;
@@ -1246,7 +1526,7 @@ mod tests {
         }
         let header = header(index_pos);
         bag.splice(ROS1_MAGIC.len()..ROS1_MAGIC.len() + header.len(), header);
-        (bag, infos.iter().map(|i| i.0).collect())
+        (bag, infos.iter().map(|i| i.0).collect(), entries_at)
     }
 
     #[test]
@@ -1281,7 +1561,7 @@ mod tests {
     fn a_damaged_chunk_of_an_indexed_bag_costs_only_its_own_messages_and_says_how_many() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("t.bag");
-        let (mut bytes, chunks) = bag_indexed(2);
+        let (mut bytes, chunks, _) = bag_indexed(2);
         // The second chunk's first message record claims more header than the chunk holds.
         let second = chunks[1] as usize;
         let data_len_at = second
@@ -1316,5 +1596,46 @@ mod tests {
             scan.index.damaged_chunks(&path, "t.bag").expect("check"),
             [expected]
         );
+    }
+
+    #[test]
+    fn checking_an_indexed_bag_finds_chunk_infos_and_index_entries_that_do_not_match() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.bag");
+        let (bytes, _, entries_at) = bag_indexed(2);
+        std::fs::write(&path, &bytes).expect("write");
+        let check = check_bag(&path, "t.bag").expect("check");
+        assert_eq!(check.problems, [], "the fixture is sound");
+        assert_eq!((check.chunks, check.messages), (2, 4));
+        assert_eq!(check.connections[&0].messages, 4);
+
+        // The second chunk info says the chunk ends at 41 ns (its last message is at 40).
+        let mut wrong_time = bytes.clone();
+        let at = wrong_time
+            .windows(9)
+            .rposition(|w| w == b"end_time=")
+            .expect("end_time")
+            + 9;
+        wrong_time[at..at + 8].copy_from_slice(&time(41));
+        std::fs::write(&path, &wrong_time).expect("write");
+        let check = check_bag(&path, "t.bag").expect("check");
+        assert_eq!(check.problems.len(), 1, "{:?}", check.problems);
+        assert_eq!(check.problems[0].record, "ChunkInfo");
+        assert!(
+            check.problems[0].found.contains("(20, 40)"),
+            "{:?}",
+            check.problems
+        );
+
+        // The first index entry of the second chunk points 1 byte into a record.
+        let mut wrong_entry = bytes;
+        // An entry: time (8 bytes), then the offset.
+        let at = entries_at[1] as usize + 8;
+        wrong_entry[at..at + 4].copy_from_slice(&1u32.to_le_bytes());
+        std::fs::write(&path, &wrong_entry).expect("write");
+        let check = check_bag(&path, "t.bag").expect("check");
+        assert_eq!(check.problems.len(), 1, "{:?}", check.problems);
+        assert_eq!(check.problems[0].record, "IndexData");
+        assert_eq!(check.problems[0].offset_in_chunk, Some(1));
     }
 }

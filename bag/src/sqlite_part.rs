@@ -38,7 +38,7 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Rows fetched per page, and bytes of blobs after which a page ends early: what a cursor holds
 /// in memory at most (besides one message of up to [`MAX_RECORD_BYTES`]).
-const PAGE_ROWS: i64 = 1024;
+const PAGE_ROWS: i64 = 8192;
 const PAGE_BYTES: usize = 16 << 20;
 
 /// What is wrong in a rosbag2 SQLite file.
@@ -115,6 +115,25 @@ fn file_uri(path: &Path) -> String {
     }
     uri.push_str("?mode=ro&immutable=1");
     uri
+}
+
+/// SQLite's `PRAGMA quick_check` of the file at `path` (its pages, b-trees and records, not
+/// its indexes' contents): `Err` with what SQLite reports (its first ten problems) when it finds
+/// any, or why the file could not be checked.
+pub(crate) fn quick_check(path: &Path) -> Result<(), String> {
+    let conn = open(path).map_err(|e| e.to_string())?;
+    let mut stmt = conn
+        .prepare("PRAGMA quick_check(10)")
+        .map_err(|e| format!("SQLite could not check it: {e}"))?;
+    let lines: Vec<String> = stmt
+        .query_map([], |row| row.get::<_, String>(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| format!("SQLite could not check it: {e}"))?;
+    if lines == ["ok"] {
+        Ok(())
+    } else {
+        Err(lines.join("; ").replace('\n', " "))
+    }
 }
 
 /// The columns `table` has (empty when there is no such table).
@@ -239,38 +258,16 @@ impl SqliteScan {
             scan.index.topic_ids.insert(id, local);
         }
         drop(rows);
-        // Counted here in one pass in table order: SQLite's `GROUP BY topic_id` sorts every
-        // row first (there is no index on it), which took longer than the pass.
-        // Keyed by the part-local id (few, dense); rows of unlisted topics are left out here
-        // and reported when read.
-        let mut per_topic: Vec<Option<(u64, i64, i64)>> = vec![None; scan.channels.len()];
-        let mut stmt = conn
-            .prepare("SELECT topic_id, timestamp FROM messages ORDER BY id")
-            .map_err(sqlite("count the messages"))?;
-        let mut rows = stmt.query([]).map_err(sqlite("count the messages"))?;
-        let mut previous = i64::MIN;
-        scan.index.in_id_order = true;
-        while let Some(row) = rows.next().map_err(sqlite("count the messages"))? {
-            let topic_id: i64 = row.get(0).map_err(sqlite("count the messages"))?;
-            let t: i64 = row.get(1).map_err(sqlite("count the messages"))?;
-            if t < previous {
-                scan.index.in_id_order = false;
-            }
-            previous = t;
-            let Some(slot) = scan
-                .index
-                .topic_ids
-                .get(topic_id)
-                .and_then(|local| per_topic.get_mut(usize::from(local)))
-            else {
-                continue;
-            };
-            let entry = slot.get_or_insert((0, t, t));
-            entry.0 += 1;
-            entry.1 = entry.1.min(t);
-            entry.2 = entry.2.max(t);
-        }
-        drop(rows);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let counted = count_messages(
+            path,
+            &conn,
+            &scan.index.topic_ids,
+            scan.channels.len(),
+            threads,
+        )?;
+        scan.index.in_id_order = counted.in_id_order;
+        let per_topic = counted.per_topic;
         for (local, counted) in per_topic.into_iter().enumerate() {
             let (Some((count, first, last)), Ok(local)) = (counted, u16::try_from(local)) else {
                 continue;
@@ -299,6 +296,151 @@ impl SqliteScan {
         }
         Ok(scan)
     }
+}
+
+/// Per-topic counts and time ranges of some rows, in `id` order.
+struct Counted {
+    /// Per part-local topic: (count, first, last timestamp).
+    per_topic: Vec<Option<(u64, i64, i64)>>,
+    /// Timestamps never decrease in `id` order.
+    in_id_order: bool,
+    /// The first and last rows' timestamps.
+    ends: Option<(i64, i64)>,
+}
+
+impl Counted {
+    /// These rows followed by `next`'s.
+    fn then(mut self, next: Counted) -> Counted {
+        let joined = match (self.ends, next.ends) {
+            (Some((a, b)), Some((c, d))) => {
+                self.in_id_order &= b <= c;
+                Some((a, d))
+            }
+            (a, b) => a.or(b),
+        };
+        for (mine, theirs) in self.per_topic.iter_mut().zip(next.per_topic) {
+            *mine = match (*mine, theirs) {
+                (Some((n, a, b)), Some((m, c, d))) => Some((n + m, a.min(c), b.max(d))),
+                (a, b) => a.or(b),
+            };
+        }
+        Counted {
+            per_topic: self.per_topic,
+            in_id_order: self.in_id_order && next.in_id_order,
+            ends: joined,
+        }
+    }
+}
+
+/// Rows each counting thread takes at least (fewer are counted on one thread).
+const PARALLEL_COUNT_ROWS: i64 = 50_000;
+
+/// Counts the messages per topic and learns whether timestamps follow `id` order, in one pass
+/// in table order: SQLite's `GROUP BY topic_id` sorts every row first (there is no index on
+/// it), which took longer. A large table is counted in `id` ranges on up to four threads, each
+/// with its own connection (the pass is SQLite stepping through rows, which one connection
+/// does on one core). Rows of topics `topics` does not list are left out here and reported
+/// when read.
+fn count_messages(
+    path: &Path,
+    conn: &Connection,
+    topics: &IdMap,
+    topic_count: usize,
+    threads: usize,
+) -> Result<Counted, SqliteError> {
+    let (low, high): (Option<i64>, Option<i64>) = conn
+        .query_row("SELECT MIN(id), MAX(id) FROM messages", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .map_err(sqlite("count the messages"))?;
+    let (Some(low), Some(high)) = (low, high) else {
+        return count_range(conn, topics, topic_count, i64::MIN, i64::MAX);
+    };
+    let threads = i64::try_from(threads).unwrap_or(1);
+    let span = high.saturating_sub(low);
+    if threads < 2 || span < PARALLEL_COUNT_ROWS * threads {
+        return count_range(conn, topics, topic_count, i64::MIN, i64::MAX);
+    }
+    let step = span / threads + 1;
+    let ranges: Vec<(i64, i64)> = (0..threads)
+        .map(|k| {
+            let from = if k == 0 { i64::MIN } else { low + k * step };
+            let to = if k == threads - 1 {
+                i64::MAX
+            } else {
+                low + (k + 1) * step
+            };
+            (from, to)
+        })
+        .collect();
+    let counted: Vec<Result<Counted, SqliteError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|&(from, to)| {
+                scope.spawn(move || {
+                    let conn = open(path)?;
+                    count_range(&conn, topics, topic_count, from, to)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(SqliteError::NotRosbag2("a counting thread panicked".into()))
+                })
+            })
+            .collect()
+    });
+    let mut counted = counted.into_iter();
+    let first = counted
+        .next()
+        .unwrap_or_else(|| count_range(conn, topics, topic_count, i64::MIN, i64::MAX))?;
+    counted.try_fold(first, |all, next| Ok(all.then(next?)))
+}
+
+/// [`count_messages`] of the rows with `from <= id < to`.
+fn count_range(
+    conn: &Connection,
+    topics: &IdMap,
+    topic_count: usize,
+    from: i64,
+    to: i64,
+) -> Result<Counted, SqliteError> {
+    let mut counted = Counted {
+        per_topic: vec![None; topic_count],
+        in_id_order: true,
+        ends: None,
+    };
+    let mut stmt = conn
+        .prepare("SELECT topic_id, timestamp FROM messages WHERE id >= ?1 AND id < ?2 ORDER BY id")
+        .map_err(sqlite("count the messages"))?;
+    let mut rows = stmt
+        .query([from, to])
+        .map_err(sqlite("count the messages"))?;
+    let mut previous = i64::MIN;
+    let mut first = None;
+    while let Some(row) = rows.next().map_err(sqlite("count the messages"))? {
+        let topic_id: i64 = row.get(0).map_err(sqlite("count the messages"))?;
+        let t: i64 = row.get(1).map_err(sqlite("count the messages"))?;
+        if t < previous {
+            counted.in_id_order = false;
+        }
+        previous = t;
+        first.get_or_insert(t);
+        let Some(slot) = topics
+            .get(topic_id)
+            .and_then(|local| counted.per_topic.get_mut(usize::from(local)))
+        else {
+            continue;
+        };
+        let entry = slot.get_or_insert((0, t, t));
+        entry.0 += 1;
+        entry.1 = entry.1.min(t);
+        entry.2 = entry.2.max(t);
+    }
+    counted.ends = first.map(|f| (f, previous));
+    Ok(counted)
 }
 
 /// `message_definitions` (rosbag2 schema version 4 and later): type -> (encoding, definition).
@@ -849,5 +991,48 @@ mod tests {
             file_uri(Path::new("/a b/c?d#e%.db3")),
             "file:/a%20b/c%3Fd%23e%25.db3?mode=ro&immutable=1"
         );
+    }
+
+    #[test]
+    fn counting_in_id_ranges_on_several_threads_agrees_with_one_pass() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("b.db3");
+        let rows = (PARALLEL_COUNT_ROWS * 3) as usize;
+        // Two topics, alternating, timestamps rising with id except where `dip` lies.
+        let make = |dip: Option<usize>| -> Vec<(i64, i64, Vec<u8>)> {
+            (0..rows)
+                .map(|i| {
+                    let t = if Some(i) == dip { 5 } else { 1_000 + i as i64 };
+                    (1 + (i % 2) as i64, t, vec![0, 1, 0, 0])
+                })
+                .collect()
+        };
+        let count = |threads: usize| {
+            let conn = open(&path).expect("open");
+            let scan = SqliteScan::scan(&path).expect("scan");
+            let counted =
+                count_messages(&path, &conn, &scan.index.topic_ids, 2, threads).expect("count");
+            (counted.per_topic, counted.in_id_order, counted.ends)
+        };
+        db3(&path, false, &make(None));
+        let one = count(1);
+        assert_eq!(
+            one.0[0],
+            Some((rows as u64 / 2, 1_000, 1_000 + rows as i64 - 2))
+        );
+        assert!(one.1);
+        assert_eq!(count(3), one);
+        assert_eq!(count(2), one);
+
+        // A timestamp that goes back exactly where the second thread's range starts (ids from
+        // 1; three threads split at thirds), and one inside a range: both are seen.
+        let boundary = rows / 3;
+        for dip in [boundary, boundary + 7] {
+            std::fs::remove_file(&path).expect("remove");
+            db3(&path, false, &make(Some(dip)));
+            let one = count(1);
+            assert!(!one.1, "dip at {dip}");
+            assert_eq!(count(3), one, "dip at {dip}");
+        }
     }
 }

@@ -30,6 +30,7 @@
 
 mod check;
 mod decompress;
+mod foreign;
 mod index;
 mod parse;
 mod report;
@@ -54,20 +55,6 @@ pub enum VerifyError {
         /// The underlying error.
         #[source]
         source: std::io::Error,
-    },
-    /// The path is a recording the reader opens but this verifier does not check: its parser
-    /// knows MCAP only. Nothing was checked, so nothing is reported valid.
-    #[error(
-        "{path:?} is {what}: bag verify checks MCAP parts and our index only, so it checked \
-         nothing here. {instead}"
-    )]
-    NotMcap {
-        /// The file or directory concerned.
-        path: PathBuf,
-        /// What it is, as a noun phrase ("a ROS 1 bag file").
-        what: &'static str,
-        /// What the user can do instead, as a sentence.
-        instead: &'static str,
     },
 }
 
@@ -161,18 +148,23 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     let meta = std::fs::metadata(path).map_err(io_err)?;
     let mut bag = BagReport {
         path: path.display().to_string(),
+        checked: None,
         parts: Vec::new(),
         findings: Vec::new(),
     };
     if !meta.is_dir() {
-        if starts_with_ros1_magic(path) {
-            return Err(VerifyError::NotMcap {
-                path: path.to_owned(),
-                what: "a ROS 1 bag file",
-                instead: "`bag info` and `bag cat` read it and report every record they cannot read",
-            });
+        let name = part_name(path);
+        if starts_with(path, crate::ros1_bag::ROS1_MAGIC) {
+            bag.checked = Some(foreign::ROS1_CHECKED.to_owned());
+            bag.parts
+                .push(foreign::ros1_report(path, &name, meta.len()));
+        } else if starts_with(path, crate::sqlite_part::SQLITE_MAGIC) {
+            bag.checked = Some(foreign::SQLITE_CHECKED.to_owned());
+            bag.parts
+                .push(foreign::sqlite_report(path, &name, meta.len()));
+        } else {
+            bag.parts.push(verify_file_with(path, options)?);
         }
-        bag.parts.push(verify_file_with(path, options)?);
         return Ok(bag);
     }
     // The reader's rule for what the parts are (every `*.mcap` entry, symbolic links followed),
@@ -185,14 +177,15 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         .into_iter()
         .partition(|name| name.ends_with(".db3"));
     let parts: Vec<PathBuf> = parts.into_iter().map(|name| path.join(name)).collect();
-    if parts.is_empty() && !sqlite.is_empty() {
-        return Err(VerifyError::NotMcap {
-            path: path.to_owned(),
-            what: "a rosbag2 directory with SQLite storage (.db3 files)",
-            instead: "`bag info` and `bag cat` read it through SQLite and report what they cannot read",
-        });
+    if !sqlite.is_empty() {
+        bag.checked = Some(foreign::SQLITE_CHECKED.to_owned());
     }
-    if parts.is_empty() {
+    for name in &sqlite {
+        let file = path.join(name);
+        let size = std::fs::metadata(&file).map_or(0, |m| m.len());
+        bag.parts.push(foreign::sqlite_report(&file, name, size));
+    }
+    if parts.is_empty() && sqlite.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
             part: bag.path.clone(),
@@ -221,11 +214,10 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     Ok(bag)
 }
 
-/// Whether the regular file at `path` starts like a ROS 1 bag (unreadable: no, and the MCAP
-/// check reports why).
-fn starts_with_ros1_magic(path: &Path) -> bool {
+/// Whether the regular file at `path` starts with `magic` (unreadable: no, and the MCAP check
+/// reports why).
+fn starts_with(path: &Path, magic: &[u8]) -> bool {
     use std::io::Read;
-    let magic = crate::ros1_bag::ROS1_MAGIC;
     let mut head = Vec::with_capacity(magic.len());
     open_regular(path)
         .and_then(|file| file.take(magic.len() as u64).read_to_end(&mut head))

@@ -448,10 +448,9 @@ fn cat_json_can_leave_out_the_raw_message() {
 }
 
 #[test]
-fn verify_says_it_checks_nothing_in_a_ros1_bag_or_a_sqlite_rosbag2_and_exits_2() {
+fn verify_checks_what_it_can_of_a_ros1_bag_or_a_sqlite_rosbag2_and_never_calls_garbage_valid() {
     let tmp = tempfile::tempdir().unwrap();
-    // Only the magic matters: verify must not parse it as MCAP and call it damaged (exit 3),
-    // nor call it valid (exit 0).
+    // Only the magic: verify checks it as a ROS 1 bag (not as MCAP) and finds no index.
     let ros1 = tmp.path().join("drive.bag");
     std::fs::write(&ros1, b"#ROSBAG V2.0\n\x04\x00\x00\x00").unwrap();
     let sqlite = tmp.path().join("rosbag2");
@@ -462,24 +461,30 @@ fn verify_says_it_checks_nothing_in_a_ros1_bag_or_a_sqlite_rosbag2_and_exits_2()
         b"rosbag2_bagfile_information: {}\n",
     )
     .unwrap();
-    for (path, what) in [
-        (&ros1, "a ROS 1 bag file"),
-        (&sqlite, "a rosbag2 directory with SQLite storage"),
+    for (path, checked, finding) in [
+        (
+            &ros1,
+            "checked: a ROS 1 bag",
+            "error: BagHeader: expected an index section",
+        ),
+        (
+            &sqlite,
+            "checked: a rosbag2 SQLite bag",
+            "rosbag2_0.db3:0: error: file:",
+        ),
     ] {
         let out = bag(&["verify", path.to_str().unwrap()]);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
-        assert!(
-            err.contains(what) && err.contains("checked nothing"),
-            "{err}"
-        );
-        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{checked}: {stdout}");
+        assert!(stdout.starts_with(checked), "{stdout}");
+        assert!(stdout.contains(finding), "{stdout}");
     }
     // A .bag name alone changes nothing: an MCAP file named .bag is verified as MCAP.
     let mcap_named_bag = tmp.path().join("really-mcap.bag");
     std::fs::write(&mcap_named_bag, b"\x89MCAP0\r\n").unwrap();
     let out = bag(&["verify", mcap_named_bag.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("checked:"));
 }
 
 #[test]

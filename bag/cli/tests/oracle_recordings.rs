@@ -311,3 +311,150 @@ fn csv_export_of_chosen_fields_holds_every_value_exactly() {
         2 * per_topic["/imu"].as_u64().unwrap() + per_topic["/joint_states"].as_u64().unwrap()
     );
 }
+
+/// `bag verify PATH`: (exit code, stdout).
+fn verify(path: &Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bag"))
+        .arg("verify")
+        .arg(path)
+        .output()
+        .expect("run bag");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Copies directory `from` to `to`, writable.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        std::fs::write(&target, std::fs::read(entry.path()).unwrap()).unwrap();
+    }
+}
+
+/// Byte offsets of the top-level chunk records (op 0x05) of a ROS 1 bag, and where each one's
+/// data starts.
+fn ros1_chunks(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let mut chunks = Vec::new();
+    let mut at = 13;
+    while at < bytes.len() {
+        let header_len = u32_at(at);
+        let header = &bytes[at + 4..at + 4 + header_len];
+        let data_at = at + 8 + header_len;
+        if header.windows(4).any(|w| w == b"op=\x05") {
+            chunks.push((at, data_at));
+        }
+        at = data_at + u32_at(at + 4 + header_len);
+    }
+    chunks
+}
+
+#[test]
+fn verify_checks_a_ros1_bags_index_against_its_chunks() {
+    let Some(root) = common::oracle_dir("ros1") else {
+        return;
+    };
+    for name in ["ros1_uncompressed.bag", "ros1_bz2.bag"] {
+        let (code, stdout) = verify(&root.join(name));
+        assert_eq!(code, Some(0), "{name}: {stdout}");
+        assert!(
+            stdout.starts_with("checked: a ROS 1 bag: its index section"),
+            "{stdout}"
+        );
+        assert!(stdout.contains(": valid"), "{stdout}");
+    }
+    let bytes = std::fs::read(root.join("ros1_uncompressed.bag")).unwrap();
+    let chunks = ros1_chunks(&bytes);
+    assert_eq!(chunks.len(), 7);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("damaged.bag");
+
+    // The third chunk's first record claims more than the chunk holds: that chunk is lost,
+    // with the 17 messages its chunk info lists, and only it.
+    let (chunk_at, data_at) = chunks[2];
+    let mut damaged = bytes.clone();
+    damaged[data_at..data_at + 4].copy_from_slice(&0xffff_fff0u32.to_le_bytes());
+    std::fs::write(&path, &damaged).unwrap();
+    let (code, stdout) = verify(&path);
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(
+        stdout.contains(&format!("damaged.bag:{chunk_at}: error: Chunk:")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("17 messages lost"), "{stdout}");
+    assert!(
+        stdout.contains("damaged.bag: 76 messages, 7 chunks, 1 errors"),
+        "{stdout}"
+    );
+
+    // The bag header says the index is elsewhere: no index describes the file; the chunks are
+    // scanned and all 93 messages found.
+    let mut unindexed = bytes.clone();
+    let at = unindexed
+        .windows(10)
+        .position(|w| w == b"index_pos=")
+        .unwrap()
+        + 10;
+    unindexed[at..at + 8].copy_from_slice(&0u64.to_le_bytes());
+    std::fs::write(&path, &unindexed).unwrap();
+    let (code, stdout) = verify(&path);
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(
+        stdout.contains("error: BagHeader: expected an index section"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("damaged.bag: 93 messages"), "{stdout}");
+}
+
+#[test]
+fn verify_checks_a_sqlite_rosbag2s_files_and_its_metadata_against_them() {
+    let Some(root) = common::oracle_dir("rosbag2-sqlite3") else {
+        return;
+    };
+    for name in ["split_two", "imu_joint_string"] {
+        let (code, stdout) = verify(&root.join(name));
+        assert_eq!(code, Some(0), "{name}: {stdout}");
+        assert!(
+            stdout.starts_with("checked: a rosbag2 SQLite bag"),
+            "{stdout}"
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+
+    // A file metadata.yaml lists is gone.
+    let missing = tmp.path().join("missing");
+    copy_dir(&root.join("split_two"), &missing);
+    std::fs::remove_file(missing.join("split_two_1.db3")).unwrap();
+    let (code, stdout) = verify(&missing);
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(
+        stdout.contains("expected part split_two_1.db3 on disk, found no such file"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("expected 34 messages in all parts, found 17"),
+        "{stdout}"
+    );
+
+    // A b-tree page of the second file is corrupt: SQLite's check says so, and its messages
+    // are missing against metadata.yaml.
+    let corrupt = tmp.path().join("corrupt");
+    copy_dir(&root.join("split_two"), &corrupt);
+    let file = corrupt.join("split_two_1.db3");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let page = 4096 * 7;
+    bytes[page..page + 8].copy_from_slice(&[0x0d, 0xff, 0xff, 0x00, 0x50, 0xff, 0xff, 0x00]);
+    std::fs::write(&file, bytes).unwrap();
+    let (code, stdout) = verify(&corrupt);
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(
+        stdout.contains(
+            "split_two_1.db3:0: error: file: expected a SQLite database whose pages check out"
+        ),
+        "{stdout}"
+    );
+}

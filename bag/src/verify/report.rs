@@ -209,7 +209,10 @@ impl Report {
 pub struct BagReport {
     /// The path that was verified.
     pub path: String,
-    /// One report per `*.mcap` part, in part order.
+    /// For a recording that is not MCAP (a ROS 1 bag, rosbag2 SQLite): what was checked there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<String>,
+    /// One report per part (`*.mcap`, then `*.db3`; or the one file), in part order.
     pub parts: Vec<Report>,
     /// Findings about the bag as a whole (no parts, unreadable part, metadata.yaml mismatches).
     pub findings: Vec<Finding>,

@@ -1,4 +1,5 @@
-//! `bag verify`: every part checked by our own MCAP parser, one finding per line.
+//! `bag verify`: every MCAP part checked by our own MCAP parser (a ROS 1 bag: its index against
+//! its chunks; a rosbag2 SQLite bag: its files and metadata.yaml), one finding per line.
 //!
 //! The report (findings, each part's counts, the verdict) is the command's output, on stdout;
 //! when the recording is not valid the verdict is also the one-line reason on stderr.
@@ -7,22 +8,19 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::{Outcome, UsageError};
+use super::Outcome;
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
-    let report = match bag::verify::verify_path(path) {
-        // Asked to check what it cannot: a usage error (exit 2), never "valid", never "damaged".
-        Err(err @ bag::verify::VerifyError::NotMcap { .. }) => {
-            return Err(UsageError(err.to_string()).into());
-        }
-        result => result.with_context(|| format!("verifying {path:?}"))?,
-    };
+    let report = bag::verify::verify_path(path).with_context(|| format!("verifying {path:?}"))?;
     if as_json {
         outln!(
             "{}",
             serde_json::to_string(&report).context("encoding the report")?
         );
     } else {
+        if let Some(checked) = &report.checked {
+            outln!("checked: {checked}");
+        }
         for finding in report.findings() {
             outln!("{finding}");
         }
@@ -36,11 +34,16 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
             } else {
                 String::new()
             };
+            // A SQLite file has no chunks to count.
+            let chunks = if part.part.ends_with(".db3") {
+                String::new()
+            } else {
+                format!(" {} chunks,", part.chunk_count)
+            };
             outln!(
-                "{}: {} messages, {} chunks, {} errors, {} warnings{unlisted}",
+                "{}: {} messages,{chunks} {} errors, {} warnings{unlisted}",
                 part.part,
                 part.message_count,
-                part.chunk_count,
                 part.error_count,
                 part.warning_count
             );
