@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::data::derived::{DERIVED_TOPIC, DerivedSpec, Lookup};
+use crate::data::derived::{DERIVED_TOPIC, DerivedSpec, Lookup, resolve};
 use crate::data::derived_jobs::DerivedJobs;
+use crate::data::expression::Expression;
 use crate::data::layout::SignalRef;
 use crate::data::loader::{LoadEvent, Loader};
 use crate::data::source::{DataSource, SourceSummary};
@@ -366,6 +367,47 @@ impl Recording {
         if moved {
             self.generation += 1;
         }
+    }
+
+    /// Whether every signal `spec`'s expression reads is in this recording (a derived one:
+    /// among `defined`, with its own inputs here); an expression that does not parse reads
+    /// none. A saved layout keeps a derived signal only then, as it keeps a field only when the
+    /// recording has it.
+    pub fn has_inputs_of(&self, spec: &DerivedSpec, defined: &[DerivedSpec]) -> bool {
+        self.has_inputs_within(spec, defined, 0)
+    }
+
+    /// [`Recording::has_inputs_of`], `depth` derived signals down (a chain longer than the
+    /// definitions is a loop: not here).
+    fn has_inputs_within(&self, spec: &DerivedSpec, defined: &[DerivedSpec], depth: usize) -> bool {
+        let Ok(expression) = Expression::parse(&spec.expression) else {
+            return true;
+        };
+        let mut names: Vec<String> = self
+            .summary
+            .topics
+            .iter()
+            .map(|t| t.topic.clone())
+            .collect();
+        if let Some(second) = &self.second {
+            let topics = &second.recording.summary.topics;
+            names.extend(topics.iter().map(|t| format!("{SECOND_PREFIX}{}", t.topic)));
+        }
+        expression.inputs().iter().all(|name| {
+            match resolve(name, names.iter().map(String::as_str)) {
+                Some(s) if s.topic == DERIVED_TOPIC => {
+                    depth < defined.len()
+                        && defined
+                            .iter()
+                            .find(|d| d.name == s.path)
+                            .is_some_and(|d| self.has_inputs_within(d, defined, depth + 1))
+                }
+                Some(s) => self
+                    .signal_data(&s)
+                    .is_some_and(|(_, d)| d.field(&s.path).is_some()),
+                None => false,
+            }
+        })
     }
 
     /// Evaluates the derived signals `specs` from this recording's columns (in the background,

@@ -7,6 +7,7 @@ mod common;
 use common::{dialog_returning, harness, loaded, step_until, write_plain_bag};
 use egui_kittest::kittest::Queryable;
 use scope::Scope;
+use scope::data::derived::{DerivedSpec, Transform};
 use scope::data::layout::{Layout, SignalRef};
 
 fn signal(topic: &str, path: &str) -> SignalRef {
@@ -86,6 +87,53 @@ fn a_saved_layout_keeps_only_the_fields_this_recording_has() {
     );
     assert!(h.query_by_label_contains("not in this recording").is_none());
     assert_whole_range(h.state());
+}
+
+#[test]
+fn a_saved_derived_signal_over_fields_this_recording_lacks_is_not_plotted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = write_plain_bag(dir.path(), 2.0);
+    let mut scope = Scope::new(dialog_returning(bag));
+    let derived = |name: &str, expression: &str| DerivedSpec {
+        name: name.into(),
+        expression: expression.into(),
+        transform: Transform::None,
+    };
+    let mut saved = Layout {
+        derived: vec![
+            derived("ok", "{car/engine/rpm} + 1"),
+            derived("gap", "{B:car/engine/rpm} - {car/engine/rpm}"),
+            derived("twice_gap", "{Derived/gap} * 2"),
+            derived("gone", "{gone/topic/x} * 2"),
+        ],
+        ..Layout::default()
+    };
+    for signal in saved
+        .derived
+        .iter()
+        .map(DerivedSpec::signal)
+        .collect::<Vec<_>>()
+    {
+        saved.add(None, signal);
+    }
+    scope.persisted.layout = saved;
+    let mut h = harness(scope);
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Open Folder...").click();
+    step_until(&mut h, "the recording to load", loaded);
+    // Only the one whose inputs are here: "gap" reads a second recording that is not open,
+    // "twice_gap" reads "gap", "gone" a topic this recording lacks.
+    let plotted: Vec<Vec<SignalRef>> = h
+        .state()
+        .layout()
+        .plots
+        .iter()
+        .map(|p| p.signals.clone())
+        .collect();
+    assert_eq!(plotted, vec![vec![signal("Derived", "ok")]]);
+    // The definitions stay, to edit or to use on another recording.
+    assert_eq!(h.state().layout().derived.len(), 4);
 }
 
 #[test]

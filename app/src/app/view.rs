@@ -71,12 +71,17 @@ impl Scope {
         };
         let had_plots = !self.persisted.layout.plots.is_empty();
         let derived = self.persisted.layout.derived.clone();
-        // A derived signal is kept while it is defined (its legend says what it lacks).
+        // A derived signal is kept while it is defined and this recording has what it reads
+        // (one that does not parse is kept: its legend says why).
         let present = |s: &SignalRef| {
-            (s.topic == DERIVED_TOPIC && derived.iter().any(|d| d.name == s.path))
-                || rec
-                    .signal_data(s)
-                    .is_some_and(|(_, d)| d.field(&s.path).is_some())
+            if s.topic == DERIVED_TOPIC {
+                return derived
+                    .iter()
+                    .find(|d| d.name == s.path)
+                    .is_some_and(|d| rec.has_inputs_of(d, &derived));
+            }
+            rec.signal_data(s)
+                .is_some_and(|(_, d)| d.field(&s.path).is_some())
         };
         // Each once, in layout order (a signal may be in several plots).
         let mut missing: Vec<String> = Vec::new();
