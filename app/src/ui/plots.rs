@@ -286,10 +286,30 @@ pub fn step_125(min_step: f64) -> f64 {
         .unwrap_or(10.0 * decade)
 }
 
+/// Pixels between y labels at the least, where the spacing above leaves fewer than two
+/// labels on a short plot: egui_plot draws them, a little faded.
+const Y_LABEL_SPACING_TIGHT_PX: f64 = 24.0;
+
 /// The y grid step for a plot showing `lo..hi` at `units_per_px`: labels at least
-/// [`Y_LABEL_SPACING_PX`] apart (so every one of them is drawn), and at most about eight.
+/// [`Y_LABEL_SPACING_PX`] apart (so every one of them is drawn), and at most about eight. Where
+/// that leaves fewer than two labels inside the range (a short plot: -100, 0 and 100 on one
+/// showing -98..98), the next smaller step, if its labels are still
+/// [`Y_LABEL_SPACING_TIGHT_PX`] apart: one label says nothing of the scale.
 pub fn y_step(lo: f64, hi: f64, units_per_px: f64) -> f64 {
-    step_125((units_per_px * Y_LABEL_SPACING_PX).max((hi - lo) / 8.0))
+    let step = step_125((units_per_px * Y_LABEL_SPACING_PX).max((hi - lo) / 8.0));
+    let labels = |s: f64| (hi / s).floor() - (lo / s).ceil() + 1.0;
+    // The 1-2-5 step below: 100 -> 50, 50 -> 20, 20 -> 10.
+    let decade = 10f64.powf(step.log10().floor());
+    let smaller = match (step / decade).round() as u32 {
+        1 => decade * 0.5,
+        2 => decade,
+        _ => decade * 2.0,
+    };
+    if labels(step) < 2.0 && smaller / units_per_px >= Y_LABEL_SPACING_TIGHT_PX {
+        smaller
+    } else {
+        step
+    }
 }
 
 /// The stack of plots with their legends.
@@ -899,6 +919,22 @@ pub fn mark_text(flags: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A short plot gets two labels where they fit 24 px apart, not one.
+    #[test]
+    fn a_short_plot_gets_two_y_labels_where_they_fit() {
+        // -98..98 on 110 px: 32 px apart is a step of 100, of which only 0 is inside.
+        let (lo, hi, px) = (-98.0, 98.0, 110.0);
+        let step = y_step(lo, hi, (hi - lo) / px);
+        assert_eq!(step, 50.0);
+        assert!(step / (hi - lo) * px >= 24.0);
+        // Where even that does not fit, the step that keeps labels apart stays.
+        assert_eq!(y_step(-98.0, 98.0, 196.0 / 40.0), 200.0);
+        // The next smaller step of 1, 2 and 5 is 0.5, 1 and 2.
+        for (lo, hi, px, want) in [(-1.9, 1.9, 100.0, 1.0), (-0.95, 0.95, 100.0, 0.5)] {
+            assert_eq!(y_step(lo, hi, (hi - lo) / px), want, "{lo}..{hi}");
+        }
+    }
 
     /// Every y label is drawn (at least 32 px apart) and there are not too many of them.
     #[test]
