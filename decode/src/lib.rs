@@ -80,9 +80,9 @@ mod leaves;
 mod plan;
 mod protobuf;
 mod ros1;
-mod ros1_flat;
 mod ros2idl;
 mod ros2msg;
+mod ros_flat;
 mod row;
 mod value;
 

@@ -5,9 +5,10 @@ use std::ops::Range;
 use crate::capnp_flat::{FlatProgram, NotFlat};
 use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
+use crate::ros_flat::Framing;
 use crate::row::Row;
 use crate::value::{Scalar, Value};
-use crate::{capnp_schema, json, protobuf, ros1, ros1_flat, ros2msg};
+use crate::{capnp_schema, json, protobuf, ros_flat, ros1, ros2msg};
 
 /// Where a channel's schema comes from: the MCAP Channel's message encoding and its Schema record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,12 +62,12 @@ pub struct Plan {
 enum Flat {
     /// Not yet: tried when the plan had this many leaves (`None`: never tried).
     Pending(Option<usize>),
-    /// The schema has lists (or has no shortcut: CDR, JSON, protobuf).
+    /// The schema has lists (or has no shortcut: JSON, protobuf).
     Never,
     /// Built when the plan had this many leaves; rebuilt when it learns more.
     Ready(FlatProgram, usize),
-    /// A ROS 1 fixed-shape program, built and rebuilt likewise.
-    Packed(ros1_flat::Program, usize),
+    /// A fixed-shape ROS 1 or CDR program, built and rebuilt likewise.
+    Packed(ros_flat::Program, usize),
 }
 
 /// Compiles a schema into a [`Plan`] with default [`Limits`].
@@ -204,11 +205,17 @@ impl Plan {
                 Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
                 Err(NotFlat::Never) => Flat::Never,
             },
-            Backend::Ros1(set) => match ros1_flat::Program::build(set, &self.root, &self.limits) {
-                Ok(program) => Flat::Packed(program, leaves),
-                Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
-                Err(NotFlat::Never) => Flat::Never,
-            },
+            Backend::Ros1(set) | Backend::Cdr(set) => {
+                let framing = match &self.backend {
+                    Backend::Ros1(_) => Framing::Ros1,
+                    _ => Framing::CdrLe,
+                };
+                match ros_flat::Program::build(set, &self.root, &self.limits, framing) {
+                    Ok(program) => Flat::Packed(program, leaves),
+                    Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
+                    Err(NotFlat::Never) => Flat::Never,
+                }
+            }
             _ => Flat::Never,
         };
     }
