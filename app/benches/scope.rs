@@ -1,9 +1,10 @@
 //! Benchmarks: frame cost against samples in view, memory per sample, loader throughput.
 //!
-//! `cargo bench -p scope`; groups are `frame/<mode>/<samples>`, `cursors/<what>/<samples>`
-//! and `load/<mode>/<messages>`. Memory per sample is printed (criterion measures time only).
-//! `SCOPE_BENCH=frame` or `SCOPE_BENCH=cursors` runs that group alone (the loading group's
-//! set-up writes and reads a 600 s bag).
+//! `cargo bench -p scope`; groups are `frame/<mode>/<samples>`, `cursors/<what>/<samples>`,
+//! `load/<mode>/<messages>` and `load_ros2/<mode>/<messages>`. Memory per sample is printed
+//! (criterion measures time only). `SCOPE_BENCH=frame`, `cursors`, `load` or `ros2` runs that
+//! group alone (the loading group's set-up writes and reads a 600 s bag; `ros2`'s writes a
+//! ROS 2 recording of 1.1M messages).
 
 use std::hint::black_box;
 use std::io::{Read, Seek, SeekFrom};
@@ -171,14 +172,19 @@ fn demo_bag(secs: f64) -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, path)
 }
 
-/// Single-threaded mcap IndexedReader iteration over every part, no decoding.
+/// Single-threaded mcap IndexedReader iteration over every part (or the one file), no
+/// decoding.
 fn mcap_iterate(bag: &std::path::Path) -> usize {
     let mut count = 0;
-    let mut parts: Vec<_> = std::fs::read_dir(bag)
-        .expect("dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
-        .collect();
+    let mut parts: Vec<_> = if bag.is_file() {
+        vec![bag.to_path_buf()]
+    } else {
+        std::fs::read_dir(bag)
+            .expect("dir")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+            .collect()
+    };
     parts.sort();
     for part in parts {
         let bytes = std::fs::read(&part).expect("read");
@@ -301,5 +307,177 @@ fn loading(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frames, cursors, loading);
+/// ROS 2 message definitions as rosbag2 and the Python writer store them (`ros2msg`: the
+/// type, then each dependency after a line of `=`).
+const IMU_MSG: &str = "std_msgs/Header header\ngeometry_msgs/Quaternion orientation\n\
+float64[9] orientation_covariance\ngeometry_msgs/Vector3 angular_velocity\n\
+float64[9] angular_velocity_covariance\ngeometry_msgs/Vector3 linear_acceleration\n\
+float64[9] linear_acceleration_covariance\n\
+================================================================================\n\
+MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n\
+================================================================================\n\
+MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n\
+================================================================================\n\
+MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n";
+const JOINT_STATE_MSG: &str = "std_msgs/Header header\nstring[] name\nfloat64[] position\n\
+float64[] velocity\nfloat64[] effort\n\
+================================================================================\n\
+MSG: std_msgs/Header\nbuiltin_interfaces/Time stamp\nstring frame_id\n";
+
+/// Little-endian CDR, values aligned to their size from the end of the 4-byte header.
+struct Cdr(Vec<u8>);
+
+impl Cdr {
+    fn new() -> Self {
+        Cdr(vec![0, 1, 0, 0])
+    }
+
+    fn put<const N: usize>(&mut self, b: [u8; N]) {
+        while !(self.0.len() - 4).is_multiple_of(N) {
+            self.0.push(0);
+        }
+        self.0.extend(b);
+    }
+
+    fn string(&mut self, s: &str) {
+        self.put((s.len() as u32 + 1).to_le_bytes());
+        self.0.extend(s.as_bytes());
+        self.0.push(0);
+    }
+
+    fn header(&mut self, t_ns: u64, frame: &str) {
+        self.put(((t_ns / 1_000_000_000) as i32).to_le_bytes());
+        self.put(((t_ns % 1_000_000_000) as u32).to_le_bytes());
+        self.string(frame);
+    }
+
+    fn f64s(&mut self, values: impl IntoIterator<Item = f64>) {
+        for v in values {
+            self.put(v.to_le_bytes());
+        }
+    }
+}
+
+/// Issue 21's workload: 1,000,000 `sensor_msgs/msg/Imu` at 1 kHz and 100,000
+/// `sensor_msgs/msg/JointState` (6 joints) at 100 Hz, CDR, in 4 MiB zstd chunks, one MCAP file
+/// with profile `ros2`, as the Python writer and rosbag2 write them.
+fn ros2_recording(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("ros2.mcap");
+    let file = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    let mut w = mcap::WriteOptions::new()
+        .profile("ros2")
+        .compression(Some(mcap::Compression::Zstd))
+        .chunk_size(Some(4 << 20))
+        .create(file)
+        .expect("writer");
+    let imu_schema = w
+        .add_schema("sensor_msgs/msg/Imu", "ros2msg", IMU_MSG.as_bytes())
+        .expect("schema");
+    let js_schema = w
+        .add_schema(
+            "sensor_msgs/msg/JointState",
+            "ros2msg",
+            JOINT_STATE_MSG.as_bytes(),
+        )
+        .expect("schema");
+    let imu = w
+        .add_channel(imu_schema, "/imu", "cdr", &Default::default())
+        .expect("channel");
+    let joints = w
+        .add_channel(js_schema, "/joint_states", "cdr", &Default::default())
+        .expect("channel");
+    let t0 = 1_700_000_000_000_000_000u64;
+    let names = ["hip", "knee", "ankle", "shoulder", "elbow", "wrist"];
+    for i in 0..1_000_000u64 {
+        let t = t0 + i * 1_000_000;
+        let x = i as f64 * 1e-3;
+        let mut m = Cdr::new();
+        m.header(t, "imu_link");
+        m.f64s([x.sin() * 0.1, x.cos() * 0.1, 0.0, 1.0]);
+        m.f64s([0.01, 0.0, 0.0, 0.0, 0.01, 0.0, 0.0, 0.0, 0.01]);
+        m.f64s([(x * 3.0).sin(), (x * 5.0).cos(), (x * 0.5).sin() * 0.2]);
+        m.f64s([0.001, 0.0, 0.0, 0.0, 0.001, 0.0, 0.0, 0.0, 0.001]);
+        m.f64s([
+            (x * 7.0).sin() * 2.0,
+            (x * 11.0).cos() * 2.0,
+            9.81 + (x * 13.0).sin() * 0.05,
+        ]);
+        m.f64s([0.05, 0.0, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.05]);
+        let header = |channel_id, sequence| mcap::records::MessageHeader {
+            channel_id,
+            sequence,
+            log_time: t,
+            publish_time: t,
+        };
+        w.write_to_known_channel(&header(imu, i as u32), &m.0)
+            .expect("write");
+        if i % 10 == 0 {
+            let mut m = Cdr::new();
+            m.header(t, "base_link");
+            m.put(6u32.to_le_bytes());
+            for n in names {
+                m.string(n);
+            }
+            for k in 0..3 {
+                m.put(6u32.to_le_bytes());
+                m.f64s((0..6).map(|j| (x * (k + 1) as f64 + j as f64).sin()));
+            }
+            w.write_to_known_channel(&header(joints, (i / 10) as u32), &m.0)
+                .expect("write");
+        }
+    }
+    w.finish().expect("finish");
+    path
+}
+
+/// Issue 21 section 6: the loader (open, decode every numeric field into columns, all cores)
+/// against single-threaded IndexedReader iteration of the same ROS 2 file, and the memory per
+/// numeric sample after loading.
+fn loading_ros2(c: &mut Criterion) {
+    if !runs("ros2") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = ros2_recording(dir.path());
+    let messages = mcap_iterate(&path);
+    assert_eq!(messages, 1_100_000);
+    let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(&path).expect("open"));
+    let loader = Loader::start(Arc::clone(&source), Arc::new(|| {}));
+    let (mut bytes, mut samples) = (0usize, 0usize);
+    while let Some(event) = loader.wait_event() {
+        match event {
+            LoadEvent::Topic { topic, data: Ok(d) } => {
+                let name = &source.summary().topics[topic].topic;
+                eprintln!(
+                    "memory/{name}: {} fields x {} messages: {:.2} bytes per numeric sample",
+                    d.fields.len(),
+                    d.times_ns.len(),
+                    d.heap_bytes() as f64 / d.sample_count().max(1) as f64
+                );
+                bytes += d.heap_bytes();
+                samples += d.sample_count();
+            }
+            LoadEvent::Topic { data: Err(e), .. } => panic!("a topic failed to load: {e}"),
+            LoadEvent::Finished { .. } => break,
+        }
+    }
+    eprintln!(
+        "memory/all: {samples} numeric samples: {:.2} bytes each",
+        bytes as f64 / samples.max(1) as f64
+    );
+    let mut group = c.benchmark_group("load_ros2");
+    group.sample_size(10);
+    group.bench_function(format!("mcap_indexed_iterate/{messages}"), |b| {
+        b.iter(|| black_box(mcap_iterate(&path)));
+    });
+    group.bench_function(format!("scope_loader_decode/{messages}"), |b| {
+        b.iter(|| {
+            let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(&path).expect("open"));
+            black_box(load(source))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames, cursors, loading, loading_ros2);
 criterion_main!(benches);
