@@ -227,6 +227,40 @@ fn load(source: Arc<dyn DataSource>) -> usize {
     samples
 }
 
+/// Loads the recording at `path` and prints the memory per numeric sample after loading, per
+/// topic and in all (criterion measures time only).
+fn print_memory(path: &std::path::Path) {
+    let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(path).expect("open"));
+    let loader = Loader::start(Arc::clone(&source), Arc::new(|| {}));
+    let (mut bytes, mut samples) = (0usize, 0usize);
+    while let Some(event) = loader.wait_event() {
+        match event {
+            LoadEvent::Topic { topic, data: Ok(d) } => {
+                let name = &source.summary().topics[topic].topic;
+                eprintln!(
+                    "memory/{name}: {} fields x {} messages: {:.2} bytes per numeric sample",
+                    d.fields.len(),
+                    d.times_ns.len(),
+                    d.heap_bytes() as f64 / d.sample_count().max(1) as f64
+                );
+                bytes += d.heap_bytes();
+                samples += d.sample_count();
+            }
+            LoadEvent::Topic {
+                topic,
+                data: Err(e),
+            } => {
+                eprintln!("memory/{topic}: not loaded: {e}");
+            }
+            LoadEvent::Finished { .. } => break,
+        }
+    }
+    eprintln!(
+        "memory/all: {samples} numeric samples: {:.2} bytes each",
+        bytes as f64 / samples.max(1) as f64
+    );
+}
+
 /// Whether `SCOPE_BENCH` leaves group `name` to run (unset: every group).
 fn runs(name: &str) -> bool {
     std::env::var("SCOPE_BENCH").map_or(true, |v| v == name)
@@ -273,24 +307,7 @@ fn loading(c: &mut Criterion) {
     }
     let (_dir, bag) = demo_bag(600.0);
     let messages = mcap_iterate(&bag);
-    let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(&bag).expect("open"));
-    // Memory per numeric sample, per topic, after loading.
-    let loader = Loader::start(Arc::clone(&source), Arc::new(|| {}));
-    while let Some(event) = loader.wait_event() {
-        match event {
-            LoadEvent::Topic { topic, data: Ok(d) } => {
-                let name = &source.summary().topics[topic].topic;
-                eprintln!(
-                    "memory/{name}: {} fields x {} messages: {:.2} bytes per numeric sample",
-                    d.fields.len(),
-                    d.times_ns.len(),
-                    d.heap_bytes() as f64 / d.sample_count().max(1) as f64
-                );
-            }
-            LoadEvent::Topic { .. } => {}
-            LoadEvent::Finished { .. } => break,
-        }
-    }
+    print_memory(&bag);
     let mut group = c.benchmark_group("load");
     group.sample_size(10);
     group.bench_function(format!("mcap_indexed_iterate/{messages}"), |b| {
@@ -441,30 +458,7 @@ fn loading_ros2(c: &mut Criterion) {
     let path = ros2_recording(dir.path());
     let messages = mcap_iterate(&path);
     assert_eq!(messages, 1_100_000);
-    let source: Arc<dyn DataSource> = Arc::new(RecordingSource::open(&path).expect("open"));
-    let loader = Loader::start(Arc::clone(&source), Arc::new(|| {}));
-    let (mut bytes, mut samples) = (0usize, 0usize);
-    while let Some(event) = loader.wait_event() {
-        match event {
-            LoadEvent::Topic { topic, data: Ok(d) } => {
-                let name = &source.summary().topics[topic].topic;
-                eprintln!(
-                    "memory/{name}: {} fields x {} messages: {:.2} bytes per numeric sample",
-                    d.fields.len(),
-                    d.times_ns.len(),
-                    d.heap_bytes() as f64 / d.sample_count().max(1) as f64
-                );
-                bytes += d.heap_bytes();
-                samples += d.sample_count();
-            }
-            LoadEvent::Topic { data: Err(e), .. } => panic!("a topic failed to load: {e}"),
-            LoadEvent::Finished { .. } => break,
-        }
-    }
-    eprintln!(
-        "memory/all: {samples} numeric samples: {:.2} bytes each",
-        bytes as f64 / samples.max(1) as f64
-    );
+    print_memory(&path);
     let mut group = c.benchmark_group("load_ros2");
     group.sample_size(10);
     group.bench_function(format!("mcap_indexed_iterate/{messages}"), |b| {

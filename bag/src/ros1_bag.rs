@@ -1080,8 +1080,9 @@ mod tests {
     }
 
     /// [`bag`] with its chunks compressed by `compress`, named `compression` in their headers.
-    fn bag_compressed(compression: &str, compress: impl Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
-        let conn = record(
+    /// The fixtures' one connection: `/a`, `std_msgs/UInt8`, id 0.
+    fn conn_record() -> Vec<u8> {
+        record(
             &[
                 field("op", &[OP_CONNECTION]),
                 field("conn", &0u32.to_le_bytes()),
@@ -1092,17 +1093,23 @@ mod tests {
                 field("message_definition", b"uint8 data\n"),
             ]
             .concat(),
-        );
-        let msg = |ns: u64, v: u8| {
-            record(
-                &[
-                    field("op", &[OP_MESSAGE_DATA]),
-                    field("conn", &0u32.to_le_bytes()),
-                    field("time", &time(ns)),
-                ],
-                &[v],
-            )
-        };
+        )
+    }
+
+    /// A message on connection 0 at `ns` holding the one byte `v`.
+    fn msg(ns: u64, v: u8) -> Vec<u8> {
+        record(
+            &[
+                field("op", &[OP_MESSAGE_DATA]),
+                field("conn", &0u32.to_le_bytes()),
+                field("time", &time(ns)),
+            ],
+            &[v],
+        )
+    }
+
+    fn bag_compressed(compression: &str, compress: impl Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
+        let conn = conn_record();
         let chunk = |inner: Vec<u8>| {
             record(
                 &[
@@ -1219,29 +1226,7 @@ mod tests {
     /// The header claims `chunk_count` chunks. Returns the file, its chunks' offsets and where
     /// each chunk's index entries are.
     fn bag_indexed(chunk_count: u32) -> (Vec<u8>, Vec<u64>, Vec<u64>) {
-        let conn_fields = [
-            field("type", b"std_msgs/UInt8"),
-            field("message_definition", b"uint8 data\n"),
-        ]
-        .concat();
-        let conn = record(
-            &[
-                field("op", &[OP_CONNECTION]),
-                field("conn", &0u32.to_le_bytes()),
-                field("topic", b"/a"),
-            ],
-            &conn_fields,
-        );
-        let msg = |ns: u64, v: u8| {
-            record(
-                &[
-                    field("op", &[OP_MESSAGE_DATA]),
-                    field("conn", &0u32.to_le_bytes()),
-                    field("time", &time(ns)),
-                ],
-                &[v],
-            )
-        };
+        let conn = conn_record();
         let header = |index_pos: u64| {
             record(
                 &[
