@@ -519,6 +519,11 @@ pub fn plot_stack_ui(
         if let Some((lo, hi)) = lines.and_then(|l| flat_huge(l)) {
             plot_widget = plot_widget.include_y(lo).include_y(hi);
         }
+        if lines.is_some_and(|l| near_f64_max(l)) {
+            // egui_plot's 5% margin would take the y bounds past f64::MAX (to infinity): no
+            // labels, and the largest values off the plot. No margin in y then.
+            plot_widget = plot_widget.set_margin_fraction(egui::vec2(0.05, 0.0));
+        }
         let response = plot_widget
             .width(width)
             .height(plot_h)
@@ -709,6 +714,15 @@ fn flat_huge(traces: &[Trace<PlotPoint>]) -> Option<(f64, f64)> {
     }
     let pad = first.abs() * 1e-9;
     Some((first - pad, first + pad))
+}
+
+/// Whether a visible finite value is so large (beyond a quarter of `f64::MAX` in magnitude)
+/// that widening the y range by a margin would overflow to infinity.
+fn near_f64_max(traces: &[Trace<PlotPoint>]) -> bool {
+    traces
+        .iter()
+        .flat_map(|t| t.points.iter().chain(&t.dots))
+        .any(|p| p.y.is_finite() && p.y.abs() > f64::MAX / 4.0)
 }
 
 /// The range between the cursors shaded, and each cursor's letter at the top of the plot.
@@ -934,6 +948,21 @@ mod tests {
         for (lo, hi, px, want) in [(-1.9, 1.9, 100.0, 1.0), (-0.95, 0.95, 100.0, 0.5)] {
             assert_eq!(y_step(lo, hi, (hi - lo) / px), want, "{lo}..{hi}");
         }
+    }
+
+    /// The y margin goes where it would overflow: values near f64::MAX (a protobuf all-types
+    /// message holds it), not 1e306 (which the margin takes to 1.05e306).
+    #[test]
+    fn no_y_margin_only_near_f64_max() {
+        let trace = |ys: &[f64]| {
+            let mut t = Trace::<PlotPoint>::default();
+            t.dots = ys.iter().map(|&y| PlotPoint::new(0.0, y)).collect();
+            t
+        };
+        assert!(near_f64_max(&[trace(&[0.0, f64::MAX])]));
+        assert!(near_f64_max(&[trace(&[]), trace(&[-f64::MAX / 2.0])]));
+        assert!(!near_f64_max(&[trace(&[1e306, -1e306, f64::INFINITY])]));
+        assert!(!near_f64_max(&[trace(&[f64::NAN, 5e-324])]));
     }
 
     /// Every y label is drawn (at least 32 px apart) and there are not too many of them.
