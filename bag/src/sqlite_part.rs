@@ -367,11 +367,15 @@ fn count_messages(
     let step = span / threads + 1;
     let ranges: Vec<(i64, i64)> = (0..threads)
         .map(|k| {
-            let from = if k == 0 { i64::MIN } else { low + k * step };
+            let from = if k == 0 {
+                i64::MIN
+            } else {
+                low.saturating_add(k.saturating_mul(step))
+            };
             let to = if k == threads - 1 {
                 i64::MAX
             } else {
-                low + (k + 1) * step
+                low.saturating_add((k + 1).saturating_mul(step))
             };
             (from, to)
         })

@@ -319,6 +319,23 @@ mod tests {
         )
     }
 
+    /// `seed` with bytes overwritten at `edits`, `cut` bytes cut from its end and `extra`
+    /// appended.
+    fn damaged(
+        mut bytes: Vec<u8>,
+        edits: &[(prop::sample::Index, u8)],
+        cut: usize,
+        extra: &[u8],
+    ) -> Vec<u8> {
+        for (at, v) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = *v;
+        }
+        bytes.truncate(bytes.len().saturating_sub(cut));
+        bytes.extend(extra);
+        bytes
+    }
+
     #[test]
     fn the_shortcut_is_taken_once_leaves_are_known() {
         let mut p = plan();
@@ -341,13 +358,7 @@ mod tests {
             let seed = valid();
             prop_assert!(rows(&mut fast, &seed).is_some());
             prop_assert!(rows(&mut slow, &seed).is_some());
-            let mut bytes = seed;
-            for (at, v) in edits {
-                let i = at.index(bytes.len());
-                bytes[i] = v;
-            }
-            bytes.truncate(bytes.len().saturating_sub(cut));
-            bytes.extend(extra);
+            let bytes = damaged(seed, &edits, cut, &extra);
             prop_assert_eq!(bits(rows(&mut fast, &bytes)), bits(rows(&mut slow, &bytes)));
         }
     }
@@ -441,13 +452,7 @@ mod tests {
             let seed = valid_cdr(&frame, 0);
             prop_assert!(rows(&mut fast, &seed).is_some());
             prop_assert!(rows(&mut slow, &seed).is_some());
-            let mut bytes = seed;
-            for (at, v) in edits {
-                let i = at.index(bytes.len());
-                bytes[i] = v;
-            }
-            bytes.truncate(bytes.len().saturating_sub(cut));
-            bytes.extend(extra);
+            let bytes = damaged(seed, &edits, cut, &extra);
             prop_assert_eq!(bits(rows(&mut fast, &bytes)), bits(rows(&mut slow, &bytes)));
         }
     }
