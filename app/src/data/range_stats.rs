@@ -202,21 +202,28 @@ impl Column<'_> {
 
     /// Summary of samples `lo..hi`, read one by one.
     fn scan(&self, lo: usize, hi: usize) -> Acc {
+        let Some(ts) = self.times.get(lo..hi).filter(|_| hi <= self.series.len()) else {
+            return Acc::empty(lo);
+        };
         match self.series {
-            Series::F32(t) => self.scan_values(&t.values, lo, hi),
-            Series::F64(t) => self.scan_values(&t.values, lo, hi),
+            Series::Const(c) => self.scan_values(std::iter::repeat_n(c.value, ts.len()), ts, lo),
+            Series::F32(t) => {
+                let values = t.values.get(lo..hi).unwrap_or(&[]);
+                self.scan_values(values.iter().map(|v| v.to_f64()), ts, lo)
+            }
+            Series::F64(t) => {
+                let values = t.values.get(lo..hi).unwrap_or(&[]);
+                self.scan_values(values.iter().copied(), ts, lo)
+            }
         }
     }
 
-    fn scan_values<T: Sample>(&self, values: &[T], lo: usize, hi: usize) -> Acc {
-        let (Some(vs), Some(ts)) = (values.get(lo..hi), self.times.get(lo..hi)) else {
-            return Acc::empty(lo);
-        };
+    /// Summary of `values`, samples `lo..` at times `ts`.
+    fn scan_values(&self, values: impl Iterator<Item = f64>, ts: &[u64], lo: usize) -> Acc {
         let mut acc = Acc::empty(lo);
-        acc.hi = hi;
+        acc.hi = lo + ts.len();
         let mut prev: Option<(f64, u64)> = None;
-        for (k, (&v, &t)) in vs.iter().zip(ts).enumerate() {
-            let x = v.to_f64();
+        for (k, (x, &t)) in values.zip(ts).enumerate() {
             if !x.is_finite() {
                 prev = None;
                 if is_absent(x) {

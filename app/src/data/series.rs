@@ -2,7 +2,9 @@
 //! per-pixel-column envelope in time that does not grow with the number of samples.
 //!
 //! Values start as `f32` and switch to `f64` the first time a value does not survive the round
-//! trip (a latitude, a nanosecond counter), so most columns cost 4 bytes a sample. Absent values
+//! trip (a latitude, a nanosecond counter), so most columns cost 4 bytes a sample; a column whose
+//! every sample holds the same value bit for bit (a covariance, a frame's fixed axis) is a
+//! [`Constant`] and costs nothing a sample, until a different value arrives. Absent values
 //! (a message that did not carry the leaf, a decode error) are the canonical NaN and skipped by
 //! min/max. A NaN the recording itself holds is stored as [`DATA_NAN`] (a NaN with a payload),
 //! so it can be told apart from an absent value; it and the infinities are kept out of the
@@ -369,13 +371,112 @@ pub fn split_exact(exact: i128) -> (f64, i16) {
     (v, i16::try_from(exact - v as i128).unwrap_or(0))
 }
 
-/// A value column: `f32` unless some value needs `f64`.
+/// A column whose every sample holds one value, bit for bit (an absent value counts as one):
+/// stored once, with no pyramid, answering every question a [`Typed`] column answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Constant {
+    /// The value (NaN: absent; [`DATA_NAN`]: a NaN the recording holds).
+    pub value: f64,
+    /// For a 64-bit integer `f64` rounds, what the value misses of it (see [`split_exact`]).
+    pub residual: i16,
+    /// Number of samples.
+    pub len: usize,
+}
+
+impl Default for Constant {
+    fn default() -> Self {
+        Constant {
+            value: f64::NAN,
+            residual: 0,
+            len: 0,
+        }
+    }
+}
+
+impl Constant {
+    /// True when `v` with `residual` is this column's value, bit for bit (or the column is
+    /// empty, so any value is).
+    #[inline]
+    fn holds(&self, v: f64, residual: i16) -> bool {
+        self.len == 0 || (v.to_bits() == self.value.to_bits() && residual == self.residual)
+    }
+
+    /// Appends `v` (with `residual`) when it is this column's value; false when it is not.
+    #[inline]
+    fn try_push(&mut self, v: f64, residual: i16) -> bool {
+        if !self.holds(v, residual) {
+            return false;
+        }
+        if self.len == 0 {
+            (self.value, self.residual) = (v, residual);
+        }
+        self.len += 1;
+        true
+    }
+
+    /// The pyramid levels a [`Typed`] column of as many samples would have.
+    fn level_count(&self) -> usize {
+        let mut levels = 0;
+        let mut blocks = self.len.div_ceil(FANOUT);
+        if self.len > 0 {
+            levels = 1;
+            while blocks > FANOUT {
+                blocks = blocks.div_ceil(FANOUT);
+                levels += 1;
+            }
+        }
+        levels
+    }
+
+    /// What samples `lo..hi` hold.
+    fn summary(&self, lo: usize, hi: usize) -> Summary {
+        if lo >= hi.min(self.len) {
+            return Summary::default();
+        }
+        Summary {
+            min_max: self.value.is_finite().then_some((self.value, self.value)),
+            flags: flag_of(self.value),
+        }
+    }
+
+    /// The same samples as a column of values, with room for `capacity`.
+    fn to_builder(self, capacity: usize) -> SeriesBuilder {
+        let room = capacity.max(self.len);
+        if self.residual != 0 {
+            let mut values = Vec::with_capacity(room);
+            values.resize(self.len, self.value);
+            let mut residual = Vec::with_capacity(room);
+            residual.resize(self.len, self.residual);
+            return SeriesBuilder::Exact(values, residual);
+        }
+        if let Some(n) = narrow(self.value) {
+            let mut values = Vec::with_capacity(room);
+            values.resize(self.len, n);
+            SeriesBuilder::F32(values)
+        } else {
+            let mut values = Vec::with_capacity(room);
+            values.resize(self.len, self.value);
+            SeriesBuilder::F64(values)
+        }
+    }
+}
+
+/// A value column: one value stored once, `f32` unless some value needs `f64`.
 #[derive(Debug, Clone)]
 pub enum Series {
+    /// Every sample holds the same value.
+    Const(Constant),
     /// Every value survives a round trip through `f32`.
     F32(Typed<f32>),
     /// Some value needs `f64`.
     F64(Typed<f64>),
+}
+
+impl Default for Series {
+    /// An empty column (constant until it holds two different values).
+    fn default() -> Self {
+        Series::Const(Constant::default())
+    }
 }
 
 impl Series {
@@ -402,14 +503,17 @@ impl Series {
     #[inline]
     pub fn residual(&self, i: usize) -> i16 {
         match self {
+            Series::Const(c) if i < c.len => c.residual,
             Series::F64(t) => t.residual.get(i).copied().unwrap_or(0),
-            Series::F32(_) => 0,
+            Series::Const(_) | Series::F32(_) => 0,
         }
     }
 
     /// The value of sample `i` (NaN when absent), `None` past the end.
+    #[inline]
     pub fn value(&self, i: usize) -> Option<f64> {
         match self {
+            Series::Const(c) => (i < c.len).then_some(c.value),
             Series::F32(t) => t.values.get(i).map(|v| v.to_f64()),
             Series::F64(t) => t.values.get(i).copied(),
         }
@@ -418,6 +522,10 @@ impl Series {
     /// Appends the values of samples `range` (as many as there are) to `out`.
     pub fn copy_values(&self, range: std::ops::Range<usize>, out: &mut Vec<f64>) {
         match self {
+            Series::Const(c) => {
+                let n = range.len().min(c.len.saturating_sub(range.start));
+                out.extend(std::iter::repeat_n(c.value, n));
+            }
             Series::F32(t) => {
                 let values = t
                     .values
@@ -439,6 +547,7 @@ impl Series {
     /// Number of samples.
     pub fn len(&self) -> usize {
         match self {
+            Series::Const(c) => c.len,
             Series::F32(t) => t.values.len(),
             Series::F64(t) => t.values.len(),
         }
@@ -453,6 +562,12 @@ impl Series {
     /// does not survive `f32`.
     pub fn push(&mut self, v: f64) {
         match self {
+            Series::Const(c) => {
+                if !c.try_push(v, 0) {
+                    *self = c.to_builder(c.len + 1).finish_values();
+                    self.push(v);
+                }
+            }
             Series::F32(t) => {
                 if let Some(n) = narrow(v) {
                     t.push(n);
@@ -473,6 +588,12 @@ impl Series {
 
     /// Appends `v` whose exact integer is `v + residual` ([`split_exact`]).
     pub fn push_exact(&mut self, v: f64, residual: i16) {
+        if let Series::Const(c) = self {
+            if c.try_push(v, residual) {
+                return;
+            }
+            *self = c.to_builder(c.len + 1).finish_values();
+        }
         if residual == 0 {
             self.push(v);
             return;
@@ -491,6 +612,19 @@ impl Series {
     /// Appends every value of `values`, as [`Series::push`] would one by one.
     pub fn extend(&mut self, values: &SeriesBuilder) {
         match values {
+            SeriesBuilder::Const(c, _) => {
+                if let Series::Const(own) = self
+                    && own.holds(c.value, c.residual)
+                {
+                    if own.len == 0 {
+                        *own = *c;
+                    } else {
+                        own.len += c.len;
+                    }
+                } else {
+                    (0..c.len).for_each(|_| self.push_exact(c.value, c.residual));
+                }
+            }
             SeriesBuilder::F32(v) => v.iter().for_each(|&x| self.push(x.to_f64())),
             SeriesBuilder::F64(v) => v.iter().for_each(|&x| self.push(x)),
             SeriesBuilder::Exact(v, r) => {
@@ -502,6 +636,10 @@ impl Series {
     /// The values from index `from` on, as a new series with its own pyramid.
     pub fn tail(&self, from: usize) -> Series {
         match self {
+            Series::Const(c) => Series::Const(Constant {
+                len: c.len.saturating_sub(from),
+                ..*c
+            }),
             Series::F32(t) => Series::F32(Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec())),
             Series::F64(t) => {
                 let mut tail = Typed::new(t.values.get(from..).unwrap_or(&[]).to_vec());
@@ -519,23 +657,32 @@ impl Series {
     /// What samples `lo..hi` hold: finite min and max, and which non-finite values.
     pub fn summary(&self, lo: usize, hi: usize) -> Summary {
         match self {
+            Series::Const(c) => c.summary(lo, hi),
             Series::F32(t) => t.summary(lo, hi),
             Series::F64(t) => t.summary(lo, hi),
         }
     }
 
-    /// Min and max of block `j` of pyramid level `k`.
+    /// Min and max of block `j` of pyramid level `k` (for a constant column, the value when
+    /// finite and the block exists, as a [`Typed`] column of the same samples would say).
     #[inline]
     pub fn block(&self, k: usize, j: usize) -> Option<(f64, f64)> {
         match self {
+            Series::Const(c) => {
+                let size = FANOUT.checked_pow(u32::try_from(k + 1).ok()?)?;
+                (k < c.level_count() && j < c.len.div_ceil(size) && c.value.is_finite())
+                    .then_some((c.value, c.value))
+            }
             Series::F32(t) => t.block(k, j),
             Series::F64(t) => t.block(k, j),
         }
     }
 
-    /// Number of pyramid levels.
+    /// Number of pyramid levels (for a constant column, as many as a [`Typed`] column of the
+    /// same samples would have).
     pub fn level_count(&self) -> usize {
         match self {
+            Series::Const(c) => c.level_count(),
             Series::F32(t) => t.level_count(),
             Series::F64(t) => t.level_count(),
         }
@@ -544,15 +691,19 @@ impl Series {
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
         match self {
+            Series::Const(_) => 0,
             Series::F32(t) => t.heap_bytes(),
             Series::F64(t) => t.heap_bytes(),
         }
     }
 }
 
-/// Collects a column while loading, then builds its [`Series`].
+/// Collects a column while loading, then builds its [`Series`]. It starts constant and holds
+/// values from the first sample that differs.
 #[derive(Debug, Clone)]
 pub enum SeriesBuilder {
+    /// Every value so far is the same; the room to reserve once they differ.
+    Const(Constant, usize),
     /// Still `f32`.
     F32(Vec<f32>),
     /// Switched to `f64`.
@@ -563,26 +714,29 @@ pub enum SeriesBuilder {
 
 impl Default for SeriesBuilder {
     fn default() -> Self {
-        SeriesBuilder::F32(Vec::new())
+        SeriesBuilder::Const(Constant::default(), 0)
     }
 }
 
 impl SeriesBuilder {
     /// A builder already holding `absent` absent values (a leaf first seen late).
     pub fn with_absent(absent: usize) -> Self {
-        SeriesBuilder::F32(vec![f32::NAN; absent])
+        Self::with_absent_and_capacity(absent, 0)
     }
 
-    /// Like [`SeriesBuilder::with_absent`], with room for `capacity` values.
+    /// Like [`SeriesBuilder::with_absent`], with room for `capacity` values once they differ.
     pub fn with_absent_and_capacity(absent: usize, capacity: usize) -> Self {
-        let mut v = Vec::with_capacity(capacity.max(absent));
-        v.resize(absent, f32::NAN);
-        SeriesBuilder::F32(v)
+        let absent = Constant {
+            len: absent,
+            ..Constant::default()
+        };
+        SeriesBuilder::Const(absent, capacity)
     }
 
     /// Number of values pushed.
     pub fn len(&self) -> usize {
         match self {
+            SeriesBuilder::Const(c, _) => c.len,
             SeriesBuilder::F32(v) => v.len(),
             SeriesBuilder::F64(v) | SeriesBuilder::Exact(v, _) => v.len(),
         }
@@ -596,6 +750,7 @@ impl SeriesBuilder {
     /// Removes the first `n` values (all of them when there are fewer).
     pub fn drain_front(&mut self, n: usize) {
         match self {
+            SeriesBuilder::Const(c, _) => c.len = c.len.saturating_sub(n),
             SeriesBuilder::F32(v) => drop(v.drain(..n.min(v.len()))),
             SeriesBuilder::F64(v) => drop(v.drain(..n.min(v.len()))),
             SeriesBuilder::Exact(v, r) => {
@@ -609,6 +764,12 @@ impl SeriesBuilder {
     #[inline]
     pub fn push(&mut self, v: f64) {
         match self {
+            SeriesBuilder::Const(c, capacity) => {
+                if !c.try_push(v, 0) {
+                    *self = c.to_builder(*capacity);
+                    self.push(v);
+                }
+            }
             SeriesBuilder::F32(values) => {
                 if let Some(n) = narrow(v) {
                     values.push(n);
@@ -632,11 +793,22 @@ impl SeriesBuilder {
     #[inline]
     pub fn push_int(&mut self, exact: i128) {
         let (v, r) = split_exact(exact);
+        if let SeriesBuilder::Const(c, capacity) = self {
+            if c.try_push(v, r) {
+                return;
+            }
+            *self = c.to_builder(*capacity);
+        }
         if r == 0 {
             self.push(v);
             return;
         }
         let values = match std::mem::take(self) {
+            SeriesBuilder::Const(c, capacity) => match c.to_builder(capacity) {
+                SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
+                SeriesBuilder::F64(values) | SeriesBuilder::Exact(values, _) => values,
+                SeriesBuilder::Const(..) => Vec::new(),
+            },
             SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
             SeriesBuilder::F64(values) => values,
             SeriesBuilder::Exact(values, residual) => {
@@ -655,6 +827,32 @@ impl SeriesBuilder {
         *self = SeriesBuilder::Exact(values, residual);
     }
 
+    /// The one value every piece holds (a `None` piece: absent), when there is one.
+    fn common_constant(pieces: &[(Option<SeriesBuilder>, usize)]) -> Option<Constant> {
+        let mut out = Constant::default();
+        for (piece, len) in pieces {
+            let c = match piece {
+                Some(SeriesBuilder::Const(c, _)) => *c,
+                None => Constant {
+                    len: *len,
+                    ..Constant::default()
+                },
+                Some(_) => return None,
+            };
+            if c.len == 0 {
+                continue;
+            }
+            if !out.holds(c.value, c.residual) {
+                return None;
+            }
+            out = Constant {
+                len: out.len + c.len,
+                ..c
+            };
+        }
+        Some(out)
+    }
+
     /// Joins pieces end to end, widening to `f64` if any piece is; a `None` piece stands for
     /// `len` absent values. Each piece is freed once copied.
     pub fn concat(pieces: Vec<(Option<SeriesBuilder>, usize)>) -> SeriesBuilder {
@@ -665,7 +863,16 @@ impl SeriesBuilder {
                 .and_then(|(p, _)| p)
                 .unwrap_or_default();
         }
+        if let Some(c) = Self::common_constant(&pieces) {
+            return SeriesBuilder::Const(c, 0);
+        }
         let total: usize = pieces.iter().map(|(_, n)| n).sum();
+        // Constant pieces become values of their kind, so one rule joins every piece.
+        let pieces = pieces.into_iter().map(|(piece, len)| match piece {
+            Some(SeriesBuilder::Const(c, _)) => (Some(c.to_builder(0)), len),
+            other => (other, len),
+        });
+        let pieces: Vec<_> = pieces.collect();
         if pieces
             .iter()
             .any(|(p, _)| matches!(p, Some(SeriesBuilder::Exact(..))))
@@ -680,7 +887,7 @@ impl SeriesBuilder {
                     }
                     Some(SeriesBuilder::F64(v)) => out.extend_from_slice(&v),
                     Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| x.to_f64())),
-                    None => out.resize(out.len() + len, f64::NAN),
+                    Some(SeriesBuilder::Const(..)) | None => out.resize(out.len() + len, f64::NAN),
                 }
                 residual.resize(out.len(), 0);
             }
@@ -697,7 +904,7 @@ impl SeriesBuilder {
                         out.extend_from_slice(&v)
                     }
                     Some(SeriesBuilder::F32(v)) => out.extend(v.iter().map(|&x| x.to_f64())),
-                    None => out.resize(out.len() + len, f64::NAN),
+                    Some(SeriesBuilder::Const(..)) | None => out.resize(out.len() + len, f64::NAN),
                 }
             }
             SeriesBuilder::F64(out)
@@ -707,7 +914,7 @@ impl SeriesBuilder {
                 match piece {
                     Some(SeriesBuilder::F32(v)) => out.extend_from_slice(&v),
                     Some(SeriesBuilder::F64(_) | SeriesBuilder::Exact(..)) => {}
-                    None => out.resize(out.len() + len, f32::NAN),
+                    Some(SeriesBuilder::Const(..)) | None => out.resize(out.len() + len, f32::NAN),
                 }
             }
             SeriesBuilder::F32(out)
@@ -717,6 +924,14 @@ impl SeriesBuilder {
     /// Reorders values: the result's `i`th value is the `order[i]`th of this one.
     pub fn permute(&self, order: &[usize]) -> SeriesBuilder {
         match self {
+            SeriesBuilder::Const(c, capacity) => {
+                if order.iter().all(|&i| i < c.len) {
+                    let len = if c.len == 0 { 0 } else { order.len() };
+                    SeriesBuilder::Const(Constant { len, ..*c }, *capacity)
+                } else {
+                    c.to_builder(0).permute(order)
+                }
+            }
             SeriesBuilder::F32(v) => SeriesBuilder::F32(
                 order
                     .iter()
@@ -742,9 +957,18 @@ impl SeriesBuilder {
         }
     }
 
-    /// Freezes into a [`Series`] with its pyramid.
+    /// Freezes into a [`Series`] with its pyramid (a constant stays one, with none).
     pub fn finish(self) -> Series {
         match self {
+            SeriesBuilder::Const(c, _) => Series::Const(c),
+            values => values.finish_values(),
+        }
+    }
+
+    /// Freezes into a column of values with its pyramid, even when they are all the same.
+    fn finish_values(self) -> Series {
+        match self {
+            SeriesBuilder::Const(c, _) => c.to_builder(0).finish_values(),
             SeriesBuilder::F32(mut v) => {
                 v.shrink_to_fit();
                 Series::F32(Typed::new(v))
@@ -928,5 +1152,158 @@ mod tests {
         let s = SeriesBuilder::with_absent(100).finish();
         assert_eq!(s.min_max(0, 100), None);
         assert_eq!(s.len(), 100);
+    }
+
+    /// Every question a column answers, asked of `a` and of `b` alike.
+    fn assert_same_answers(a: &Series, b: &Series, what: &str) {
+        assert_eq!(a.len(), b.len(), "{what}: len");
+        assert_eq!(a.level_count(), b.level_count(), "{what}: levels");
+        let n = a.len();
+        for i in [0, 1, n / 2, n.saturating_sub(1), n, n + 1] {
+            assert_eq!(
+                a.value(i).map(f64::to_bits),
+                b.value(i).map(f64::to_bits),
+                "{what}: value {i}"
+            );
+            assert_eq!(a.exact(i), b.exact(i), "{what}: exact {i}");
+            assert_eq!(a.residual(i), b.residual(i), "{what}: residual {i}");
+        }
+        for k in 0..a.level_count() + 1 {
+            for j in [0, 1, 15, 16, 17, n / FANOUT, n / FANOUT + 1] {
+                assert_eq!(a.block(k, j), b.block(k, j), "{what}: block {k} {j}");
+            }
+        }
+        for (lo, hi) in [
+            (0, n),
+            (0, 0),
+            (1, n),
+            (n / 3, n / 2),
+            (n, n + 5),
+            (0, n + 9),
+        ] {
+            assert_eq!(a.summary(lo, hi), b.summary(lo, hi), "{what}: {lo}..{hi}");
+        }
+        let (mut va, mut vb) = (Vec::new(), Vec::new());
+        a.copy_values(1..n + 3, &mut va);
+        b.copy_values(1..n + 3, &mut vb);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&va), bits(&vb), "{what}: copied values");
+        assert_same_tail(a, b, n / 2, what);
+    }
+
+    fn assert_same_tail(a: &Series, b: &Series, from: usize, what: &str) {
+        let (ta, tb) = (a.tail(from), b.tail(from));
+        assert_eq!(ta.len(), tb.len(), "{what}: tail");
+        assert_eq!(
+            ta.summary(0, ta.len()),
+            tb.summary(0, tb.len()),
+            "{what}: tail"
+        );
+    }
+
+    #[test]
+    fn a_constant_column_is_stored_once_and_answers_as_its_values_would() {
+        let big = i128::from(u64::MAX) - 7;
+        for n in [0usize, 1, 15, 16, 17, 255, 256, 257, 4097, 70_000] {
+            let cases = [
+                ("0.01", Ok(0.01)),
+                ("-0", Ok(-0.0)),
+                ("inf", Ok(f64::INFINITY)),
+                ("nan", Ok(DATA_NAN)),
+                ("absent", Ok(f64::NAN)),
+                ("u64", Err(big)),
+            ];
+            for (what, value) in cases {
+                let mut b = SeriesBuilder::default();
+                for _ in 0..n {
+                    match value {
+                        Ok(v) => b.push(v),
+                        Err(int) => b.push_int(int),
+                    }
+                }
+                let values = b.clone().finish_values();
+                let constant = b.finish();
+                assert!(matches!(constant, Series::Const(_)), "{what} x {n}");
+                assert_eq!(constant.heap_bytes(), 0);
+                assert!(!matches!(values, Series::Const(_)));
+                assert_same_answers(&constant, &values, &format!("{what} x {n}"));
+                if n > 0 && what == "u64" {
+                    assert_eq!(constant.exact(n - 1), Some(big));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_constant_column_holds_values_from_the_first_that_differs() {
+        for n in [1usize, 16, 17, 300] {
+            for (what, other) in [
+                ("0.5", 0.5),
+                ("f64", 0.1),
+                ("-0", -0.0),
+                ("absent", f64::NAN),
+            ] {
+                let mut values = vec![0.0; n];
+                values.push(other);
+                values.extend([0.0, 2.0]);
+                // Built whole, grown from empty (as the live capture grows it), and
+                // extended by a constant piece then the rest.
+                let built = Series::from_values(&values);
+                assert!(!matches!(built, Series::Const(_)), "{what}");
+                let mut grown = Series::default();
+                values.iter().for_each(|&v| grown.push(v));
+                let mut extended = Series::default();
+                extended.extend(&SeriesBuilder::Const(
+                    Constant {
+                        value: 0.0,
+                        residual: 0,
+                        len: n,
+                    },
+                    0,
+                ));
+                assert!(matches!(extended, Series::Const(_)));
+                values.iter().skip(n).for_each(|&v| extended.push(v));
+                let reference = SeriesBuilder::F64(values.clone()).finish_values();
+                assert_same_answers(&built, &reference, &format!("built {what} {n}"));
+                assert_same_answers(&grown, &reference, &format!("grown {what} {n}"));
+                assert_same_answers(&extended, &reference, &format!("extended {what} {n}"));
+            }
+        }
+        // A 64-bit integer that differs only in what f64 rounds away.
+        let mut b = SeriesBuilder::default();
+        b.push_int(i128::from(u64::MAX));
+        b.push_int(i128::from(u64::MAX) - 1);
+        let s = b.finish();
+        assert!(!matches!(s, Series::Const(_)));
+        assert_eq!(s.exact(1), Some(i128::from(u64::MAX) - 1));
+    }
+
+    #[test]
+    fn constant_pieces_join_into_one_constant_and_differing_ones_into_values() {
+        let piece = |v: f64, n: usize| {
+            let mut b = SeriesBuilder::default();
+            (0..n).for_each(|_| b.push(v));
+            Some(b)
+        };
+        let same = SeriesBuilder::concat(vec![
+            (piece(0.01, 3), 3),
+            (piece(0.01, 0), 0),
+            (piece(0.01, 4), 4),
+        ]);
+        assert!(matches!(same, SeriesBuilder::Const(c, _) if c.len == 7 && c.value == 0.01));
+        let absent = SeriesBuilder::concat(vec![(None, 2), (piece(f64::NAN, 3), 3)]).finish();
+        assert!(matches!(absent, Series::Const(c) if c.len == 5 && is_absent(c.value)));
+        let mixed = SeriesBuilder::concat(vec![(piece(0.01, 3), 3), (None, 2), (piece(1.0, 2), 2)]);
+        let s = mixed.finish();
+        assert!(matches!(s, Series::F64(_)));
+        let want = [0.01, 0.01, 0.01, f64::NAN, f64::NAN, 1.0, 1.0];
+        let reference = SeriesBuilder::F64(want.to_vec()).finish_values();
+        assert_same_answers(&s, &reference, "mixed");
+        let narrow = SeriesBuilder::concat(vec![(piece(1.0, 2), 2), (None, 1)]).finish();
+        assert!(matches!(narrow, Series::F32(_)));
+        // Reordered (the loader sorts a window whose messages came out of time order).
+        let order = [2, 0, 1];
+        let permuted = piece(0.01, 3).map(|b| b.permute(&order));
+        assert!(matches!(permuted, Some(SeriesBuilder::Const(c, _)) if c.len == 3));
     }
 }

@@ -203,7 +203,7 @@ impl TopicData {
         let held_before = self.times_ns.len();
         let n = columns.len();
         for (path, kind) in columns.leaves.iter().skip(self.fields.len()) {
-            let mut series = Series::F32(crate::data::series::Typed::default());
+            let mut series = Series::default();
             for _ in 0..held_before {
                 series.push(f64::NAN);
             }
