@@ -13,7 +13,7 @@
 
 use crate::capnp_schema::{Op, ScalarOp, Schema};
 use crate::leaves::{Branch, Limits};
-use crate::row::Row;
+use crate::row::LeafSink;
 use crate::value::Scalar;
 
 /// The reads of one struct instance (with its groups): its scalars, its union and the structs
@@ -63,7 +63,7 @@ impl FlatProgram {
 
     /// Writes the message's leaves into `row`; `false` when this message needs the general walk
     /// (the row may then hold some values: begin it again).
-    pub(crate) fn decode(&self, bytes: &[u8], row: &mut Row) -> bool {
+    pub(crate) fn decode<S: LeafSink>(&self, bytes: &[u8], row: &mut S) -> bool {
         let Some(segment) = single_segment(bytes) else {
             return false;
         };
@@ -259,9 +259,14 @@ fn pointer_target(segment: &[u8], at: usize) -> Target<'_> {
     }
 }
 
-fn read_struct(program: &FlatStruct, segment: &[u8], s: StructAt<'_>, row: &mut Row) -> bool {
+fn read_struct<S: LeafSink>(
+    program: &FlatStruct,
+    segment: &[u8],
+    s: StructAt<'_>,
+    row: &mut S,
+) -> bool {
     for &(op, slot) in &program.loads {
-        row.set(slot, op.read(s.data));
+        row.put(slot, op.read(s.data));
     }
     if !read_children(&program.children, segment, s, row) {
         return false;
@@ -271,7 +276,7 @@ fn read_struct(program: &FlatStruct, segment: &[u8], s: StructAt<'_>, row: &mut 
             .data
             .get(u.byte..u.byte + 2)
             .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
-        row.set(u.which_slot, Scalar::UInt(u64::from(which)));
+        row.put(u.which_slot, Scalar::UInt(u64::from(which)));
         let complete = match u.arms.get(usize::from(which)) {
             // An arm the schema does not know (a newer writer): only the discriminant.
             None => true,
@@ -286,11 +291,11 @@ fn read_struct(program: &FlatStruct, segment: &[u8], s: StructAt<'_>, row: &mut 
     true
 }
 
-fn read_children(
+fn read_children<S: LeafSink>(
     children: &[(u32, Option<FlatStruct>)],
     segment: &[u8],
     s: StructAt<'_>,
-    row: &mut Row,
+    row: &mut S,
 ) -> bool {
     for (ptr, child) in children {
         let ptr = *ptr as usize;

@@ -89,5 +89,5 @@ mod value;
 pub use error::{DecodeError, ErrorClass};
 pub use leaves::{Leaf, LeafKind, Limits};
 pub use plan::{Decoded, Plan, SchemaSource, compile, compile_with};
-pub use row::Row;
+pub use row::{LeafSink, Row};
 pub use value::{Scalar, Value};

@@ -6,7 +6,7 @@ use crate::capnp_flat::{FlatProgram, NotFlat};
 use crate::error::DecodeError;
 use crate::leaves::{Branch, Leaf, LeafTable, Limits, Sink};
 use crate::ros_flat::Framing;
-use crate::row::Row;
+use crate::row::{LeafSink, Row};
 use crate::value::{Scalar, Value};
 use crate::{capnp_schema, json, protobuf, ros_flat, ros1, ros2msg};
 
@@ -156,12 +156,7 @@ impl Plan {
     pub fn decode(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
         let before = self.table.len();
         row.begin(before);
-        let shortcut = match &self.flat {
-            Flat::Ready(program, _) => Some(program.decode(bytes, row)),
-            Flat::Packed(program, _) => Some(program.decode(bytes, row)),
-            _ => None,
-        };
-        if let Some(done) = shortcut {
+        if let Some(done) = self.decode_shortcut(bytes, row) {
             if done {
                 return Ok(Decoded {
                     new_leaves: before..before,
@@ -186,6 +181,21 @@ impl Plan {
             new_leaves: before..self.table.len(),
             clipped,
         })
+    }
+
+    /// Decodes one message through the plan's compiled shortcut straight into `sink`, for a
+    /// caller that keeps its own columns (a [`Row`] is one such sink; [`Plan::decode`] uses
+    /// it). `None`: there is no shortcut yet, use [`Plan::decode`]. `Some(false)`: this
+    /// message needs the general walk, and `sink` may hold part of it: discard that.
+    /// `Some(true)`: every leaf the message carries was put, each once, and no new leaf was
+    /// learned; a slot not put is absent.
+    #[inline]
+    pub fn decode_shortcut<S: LeafSink>(&self, bytes: &[u8], sink: &mut S) -> Option<bool> {
+        match &self.flat {
+            Flat::Ready(program, _) => Some(program.decode(bytes, sink)),
+            Flat::Packed(program, _) => Some(program.decode(bytes, sink)),
+            Flat::Pending(_) | Flat::Never => None,
+        }
     }
 
     /// After a general decode: builds the flat program once every leaf it needs is known.

@@ -14,7 +14,7 @@
 use crate::capnp_flat::NotFlat;
 use crate::leaves::{Branch, Limits};
 use crate::ros2msg::{Array, Base, MsgSet, Prim};
-use crate::row::Row;
+use crate::row::LeafSink;
 use crate::value::Scalar;
 
 /// Most operations one program may hold (fixed arrays of messages multiply).
@@ -67,11 +67,11 @@ impl Program {
     }
 
     /// Reads `bytes` into `row`; `false` (row partly written) when the general walk must.
-    pub(crate) fn decode(&self, bytes: &[u8], row: &mut Row) -> bool {
+    pub(crate) fn decode<S: LeafSink>(&self, bytes: &[u8], row: &mut S) -> bool {
         match self.framing {
             Framing::Ros1 => {
                 let mut cur = Cursor { b: bytes, pos: 0 };
-                self.run::<false>(&mut cur, row) && cur.pos == bytes.len()
+                self.run::<false, S>(&mut cur, row) && cur.pos == bytes.len()
             }
             Framing::CdrLe => {
                 if bytes.get(..2) != Some(&[0, 1]) || bytes.len() < CDR_HEADER {
@@ -82,27 +82,27 @@ impl Program {
                     b: &bytes[CDR_HEADER..],
                     pos: 0,
                 };
-                self.run::<true>(&mut cur, row)
+                self.run::<true, S>(&mut cur, row)
             }
         }
     }
 
-    fn run<const CDR: bool>(&self, cur: &mut Cursor<'_>, row: &mut Row) -> bool {
+    fn run<const CDR: bool, S: LeafSink>(&self, cur: &mut Cursor<'_>, row: &mut S) -> bool {
         for op in &self.ops {
             match *op {
                 Op::Prim(p, slot) => {
                     let Some(v) = cur.load::<CDR>(p) else {
                         return false;
                     };
-                    row.set(slot, v);
+                    row.put(slot, v);
                 }
                 Op::Time([sp, np], [s, n, total]) => {
                     let (Some(sec), Some(nsec)) = (cur.load::<CDR>(sp), cur.load::<CDR>(np)) else {
                         return false;
                     };
-                    row.set(s, sec);
-                    row.set(n, nsec);
-                    row.set(total, Scalar::Int(crate::cdr::time_ns(sec, nsec)));
+                    row.put(s, sec);
+                    row.put(n, nsec);
+                    row.put(total, Scalar::Int(crate::cdr::time_ns(sec, nsec)));
                 }
                 Op::Strs(n) => {
                     for _ in 0..n {

@@ -2,6 +2,21 @@
 
 use crate::value::Scalar;
 
+/// Where a plan's shortcut puts one message's leaves, slot by slot: a [`Row`], or a caller's
+/// own columns (see [`Plan::decode_shortcut`](crate::Plan::decode_shortcut)). Each slot is
+/// put at most once per message; a slot not put is a leaf the message does not carry.
+pub trait LeafSink {
+    /// Leaf `slot` of this message is `value`.
+    fn put(&mut self, slot: u32, value: Scalar);
+}
+
+impl LeafSink for Row {
+    #[inline(always)]
+    fn put(&mut self, slot: u32, value: Scalar) {
+        self.set(slot, value);
+    }
+}
+
 /// One message's numeric values, one slot per leaf of a [`Plan`](crate::Plan).
 ///
 /// Reuse one `Row` across messages: starting a message is O(1) (a generation counter marks

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use decode::{LeafKind, Plan, Row, Scalar, SchemaSource, compile};
+use decode::{LeafKind, LeafSink, Plan, Row, Scalar, SchemaSource, compile};
 
 use crate::data::series::{DATA_NAN, SeriesBuilder};
 use crate::data::source::{MessageView, TopicInfo};
@@ -61,6 +61,40 @@ impl Columns {
     }
 }
 
+/// A column for every leaf `plan` knows that `c` has none for yet, absent for the `n`
+/// messages before.
+fn add_columns(plan: &Plan, c: &mut Columns, n: usize, expected: usize) {
+    for leaf in plan.leaves().get(c.values.len()..).unwrap_or(&[]) {
+        c.leaves.push((leaf.path.clone(), leaf.kind));
+        c.values
+            .push(SeriesBuilder::with_absent_and_capacity(n, expected));
+    }
+}
+
+/// Appends one decoded value to its column: a NaN the message carries is kept apart from an
+/// absent leaf, and 64-bit integers stay exact.
+#[inline(always)]
+fn push_scalar(column: &mut SeriesBuilder, v: Scalar) {
+    match v {
+        Scalar::Float(v) if v.is_nan() => column.push(DATA_NAN),
+        Scalar::Float(v) => column.push(v),
+        Scalar::Int(v) => column.push_i64(v),
+        Scalar::UInt(v) => column.push_u64(v),
+    }
+}
+
+/// A plan's shortcut writing straight into a message's columns, one per slot.
+struct ColumnSink<'a>(&'a mut [SeriesBuilder]);
+
+impl LeafSink for ColumnSink<'_> {
+    #[inline(always)]
+    fn put(&mut self, slot: u32, value: Scalar) {
+        if let Some(column) = self.0.get_mut(slot as usize) {
+            push_scalar(column, value);
+        }
+    }
+}
+
 /// Decodes one topic's messages into [`Columns`]. The plan is compiled at the first message,
 /// so a builder that sees none costs nothing.
 #[derive(Debug, Default)]
@@ -102,34 +136,42 @@ impl ColumnBuilder {
             .plan
             .get_or_insert_with(|| compile_plan(info).map_err(Arc::new));
         match plan {
-            Ok(plan) => match plan.decode(m.data, row) {
-                Ok(decoded) => {
-                    c.clipped_messages += u64::from(decoded.clipped);
-                    for leaf in plan.leaves().get(c.values.len()..).unwrap_or(&[]) {
-                        c.leaves.push((leaf.path.clone(), leaf.kind));
-                        c.values
-                            .push(SeriesBuilder::with_absent_and_capacity(n, self.expected));
+            Ok(plan) => {
+                // A plan's shortcut (fixed-shape messages) puts values straight into the
+                // columns; what it cannot read goes the general way, through the row.
+                add_columns(plan, c, n, self.expected);
+                match plan.decode_shortcut(m.data, &mut ColumnSink(&mut c.values)) {
+                    Some(true) => {
+                        // A leaf this message lacks (another union arm) is absent.
+                        for column in c.values.iter_mut().filter(|col| col.len() == n) {
+                            column.push(f64::NAN);
+                        }
+                        return;
                     }
-                    // The row has a cell for every leaf of the plan, so this fills every column.
-                    // A NaN the message carries is kept apart from an absent leaf.
-                    // 64-bit integers stay exact.
-                    for (slot, column) in c.values.iter_mut().enumerate() {
-                        match row.get(slot) {
-                            Some(Scalar::Float(v)) if v.is_nan() => column.push(DATA_NAN),
-                            Some(Scalar::Float(v)) => column.push(v),
-                            Some(Scalar::Int(v)) => column.push_int(i128::from(v)),
-                            Some(Scalar::UInt(v)) => column.push_int(i128::from(v)),
-                            None => column.push(f64::NAN),
+                    Some(false) => c.values.iter_mut().for_each(|col| col.truncate(n)),
+                    None => {}
+                }
+                match plan.decode(m.data, row) {
+                    Ok(decoded) => {
+                        c.clipped_messages += u64::from(decoded.clipped);
+                        add_columns(plan, c, n, self.expected);
+                        // The row has a cell for every leaf of the plan, so this fills every
+                        // column.
+                        for (slot, column) in c.values.iter_mut().enumerate() {
+                            match row.get(slot) {
+                                Some(v) => push_scalar(column, v),
+                                None => column.push(f64::NAN),
+                            }
+                        }
+                        return;
+                    }
+                    Err(e) => {
+                        if c.first_error.is_none() {
+                            c.first_error = Some(Arc::new(Error::Decode(e)));
                         }
                     }
-                    return;
                 }
-                Err(e) => {
-                    if c.first_error.is_none() {
-                        c.first_error = Some(Arc::new(Error::Decode(e)));
-                    }
-                }
-            },
+            }
             Err(e) => {
                 if c.first_error.is_none() {
                     c.first_error = Some(Arc::clone(e));
@@ -283,5 +325,99 @@ mod tests {
         assert_eq!(columns.times_ns, [500, 600, 700, 800, 900]);
         assert!(columns.values.iter().all(|c| c.len() == 5));
         assert!(builder.is_empty());
+    }
+
+    /// Plain CDR of the `Probe` schema below, little or big endian, values aligned to their
+    /// size from the end of the 4-byte header.
+    fn probe(little: bool, name: &str, x: f64, y: f32, big: i64, huge: u64) -> Vec<u8> {
+        let mut b = vec![0, u8::from(little), 0, 0];
+        let put = |b: &mut Vec<u8>, le: &[u8], be: &[u8]| {
+            while !(b.len() - 4).is_multiple_of(le.len()) {
+                b.push(0);
+            }
+            b.extend_from_slice(if little { le } else { be });
+        };
+        put(&mut b, &7i32.to_le_bytes(), &7i32.to_be_bytes());
+        put(&mut b, &9u32.to_le_bytes(), &9u32.to_be_bytes());
+        let len = name.len() as u32 + 1;
+        put(&mut b, &len.to_le_bytes(), &len.to_be_bytes());
+        b.extend_from_slice(name.as_bytes());
+        b.push(0);
+        put(&mut b, &x.to_le_bytes(), &x.to_be_bytes());
+        put(&mut b, &y.to_le_bytes(), &y.to_be_bytes());
+        put(&mut b, &big.to_le_bytes(), &big.to_be_bytes());
+        put(&mut b, &huge.to_le_bytes(), &huge.to_be_bytes());
+        b.extend([1, 0xff, 0, 1]);
+        b
+    }
+
+    #[test]
+    fn the_shortcut_fills_the_columns_the_general_walk_would() {
+        let info = TopicInfo {
+            topic: "probe".into(),
+            type_name: "test_msgs/msg/Probe".into(),
+            message_encoding: "cdr".into(),
+            schema_encoding: "ros2msg".into(),
+            schema_name: "test_msgs/msg/Probe".into(),
+            schema_data: b"builtin_interfaces/Time stamp\nstring name\nfloat64 x\nfloat32 y\n\
+                int64 big\nuint64 huge\nbool ok\nint8[3] trio\n\
+                ================================================================================\n\
+                MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
+                .to_vec(),
+            message_count: 0,
+        };
+        let good = probe(true, "a", 0.1, 0.5, i64::MIN, u64::MAX);
+        let messages = [
+            good.clone(),
+            probe(true, "a longer name", -1e-300, -0.0, (1 << 53) + 1, 1 << 53),
+            // Cut short: the shortcut stops midway, the general walk fails, all absent.
+            good.get(..20).unwrap_or(&[]).to_vec(),
+            // Big endian: the shortcut declines, the general walk reads it.
+            probe(false, "be", 2.5, 1e-3, -5, 12_345_678_901_234_567_890),
+            probe(true, "", f64::NAN, f32::INFINITY, 0, 0),
+            good,
+        ];
+        // The type takes the shortcut once the general walk has seen it.
+        let mut plan = compile_plan(&info).expect("plan");
+        let mut row = Row::new();
+        plan.decode(&messages[0], &mut row).expect("decodes");
+        assert_eq!(plan.decode_shortcut(&messages[1], &mut row), Some(true));
+        assert_eq!(plan.decode_shortcut(&messages[3], &mut row), Some(false));
+
+        let mut builder = ColumnBuilder::default();
+        for (t, m) in messages.iter().enumerate() {
+            builder.push(&info, &message(t as u64, None, m), &mut row);
+        }
+        let columns = builder.finish();
+        assert_eq!(columns.decode_errors, 1);
+        let series: Vec<(String, crate::data::series::Series)> = columns
+            .leaves
+            .iter()
+            .zip(columns.values)
+            .map(|((path, _), col)| (path.clone(), col.finish()))
+            .collect();
+        assert_eq!(series.len(), 11, "{:?}", columns.leaves);
+        for (i, m) in messages.iter().enumerate() {
+            // The reference: a plan that has seen nothing, so it walks.
+            let mut walk = compile_plan(&info).expect("plan");
+            let decoded = walk.decode(m, &mut row).is_ok();
+            for (path, s) in &series {
+                let want = walk.slot(path).filter(|_| decoded).and_then(|k| row.get(k));
+                let got = s.value(i).expect("as long as the messages");
+                match want {
+                    None => assert!(crate::data::series::is_absent(got), "{path} {i}: {got}"),
+                    Some(Scalar::Float(v)) => {
+                        let v = if v.is_nan() { DATA_NAN } else { v };
+                        assert_eq!(got.to_bits(), v.to_bits(), "{path} {i}");
+                    }
+                    Some(Scalar::Int(v)) => {
+                        assert_eq!(s.exact(i), Some(i128::from(v)), "{path} {i}")
+                    }
+                    Some(Scalar::UInt(v)) => {
+                        assert_eq!(s.exact(i), Some(i128::from(v)), "{path} {i}")
+                    }
+                }
+            }
+        }
     }
 }

@@ -764,26 +764,73 @@ impl SeriesBuilder {
     #[inline]
     pub fn push(&mut self, v: f64) {
         match self {
-            SeriesBuilder::Const(c, capacity) => {
-                if !c.try_push(v, 0) {
-                    *self = c.to_builder(*capacity);
-                    self.push(v);
+            SeriesBuilder::Const(c, _) => {
+                if c.try_push(v, 0) {
+                    return;
                 }
             }
             SeriesBuilder::F32(values) => {
                 if let Some(n) = narrow(v) {
                     values.push(n);
-                } else {
-                    let mut wide: Vec<f64> = Vec::with_capacity(values.capacity().max(16));
-                    wide.extend(values.iter().map(|&x| x.to_f64()));
-                    wide.push(v);
-                    *self = SeriesBuilder::F64(wide);
+                    return;
                 }
             }
-            SeriesBuilder::F64(values) => values.push(v),
+            SeriesBuilder::F64(values) => return values.push(v),
             SeriesBuilder::Exact(values, residual) => {
                 values.push(v);
-                residual.push(0);
+                return residual.push(0);
+            }
+        }
+        self.change_and_push(v);
+    }
+
+    /// Appends `v`, which the column as it is cannot hold: a constant's first different
+    /// value, or an `f32` column's first value that needs `f64`.
+    #[cold]
+    #[inline(never)]
+    fn change_and_push(&mut self, v: f64) {
+        match self {
+            SeriesBuilder::Const(c, capacity) => *self = c.to_builder(*capacity),
+            SeriesBuilder::F32(values) => {
+                let mut wide: Vec<f64> = Vec::with_capacity(values.capacity().max(16));
+                wide.extend(values.iter().map(|&x| x.to_f64()));
+                *self = SeriesBuilder::F64(wide);
+            }
+            SeriesBuilder::F64(_) | SeriesBuilder::Exact(..) => {}
+        }
+        self.push(v);
+    }
+
+    /// Appends a 64-bit signed integer exactly.
+    #[inline]
+    pub fn push_i64(&mut self, v: i64) {
+        // Up to 2^53 `f64` holds it: no 128-bit arithmetic on the common path.
+        if v.unsigned_abs() <= 1 << 53 {
+            self.push(v as f64);
+        } else {
+            self.push_int(i128::from(v));
+        }
+    }
+
+    /// Appends a 64-bit unsigned integer exactly.
+    #[inline]
+    pub fn push_u64(&mut self, v: u64) {
+        if v <= 1 << 53 {
+            self.push(v as f64);
+        } else {
+            self.push_int(i128::from(v));
+        }
+    }
+
+    /// Keeps the first `n` values.
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            SeriesBuilder::Const(c, _) => c.len = c.len.min(n),
+            SeriesBuilder::F32(v) => v.truncate(n),
+            SeriesBuilder::F64(v) => v.truncate(n),
+            SeriesBuilder::Exact(v, r) => {
+                v.truncate(n);
+                r.truncate(n);
             }
         }
     }
