@@ -84,13 +84,19 @@ fn push_scalar(column: &mut SeriesBuilder, v: Scalar) {
 }
 
 /// A plan's shortcut writing straight into a message's columns, one per slot.
-struct ColumnSink<'a>(&'a mut [SeriesBuilder]);
+struct ColumnSink<'a> {
+    columns: &'a mut [SeriesBuilder],
+    /// Values put (each slot is put at most once a message): all of them when this is the
+    /// number of columns.
+    puts: usize,
+}
 
 impl LeafSink for ColumnSink<'_> {
     #[inline(always)]
     fn put(&mut self, slot: u32, value: Scalar) {
-        if let Some(column) = self.0.get_mut(slot as usize) {
+        if let Some(column) = self.columns.get_mut(slot as usize) {
             push_scalar(column, value);
+            self.puts += 1;
         }
     }
 }
@@ -140,11 +146,17 @@ impl ColumnBuilder {
                 // A plan's shortcut (fixed-shape messages) puts values straight into the
                 // columns; what it cannot read goes the general way, through the row.
                 add_columns(plan, c, n, self.expected);
-                match plan.decode_shortcut(m.data, &mut ColumnSink(&mut c.values)) {
+                let mut sink = ColumnSink {
+                    columns: &mut c.values,
+                    puts: 0,
+                };
+                match plan.decode_shortcut(m.data, &mut sink) {
                     Some(true) => {
                         // A leaf this message lacks (another union arm) is absent.
-                        for column in c.values.iter_mut().filter(|col| col.len() == n) {
-                            column.push(f64::NAN);
+                        if sink.puts < c.values.len() {
+                            for column in c.values.iter_mut().filter(|col| col.len() == n) {
+                                column.push(f64::NAN);
+                            }
                         }
                         return;
                     }
@@ -384,22 +396,28 @@ mod tests {
         assert_eq!(plan.decode_shortcut(&messages[1], &mut row), Some(true));
         assert_eq!(plan.decode_shortcut(&messages[3], &mut row), Some(false));
 
+        let columns = columns_match_the_walk(&info, &messages);
+        assert_eq!(columns.decode_errors, 1);
+        assert_eq!(columns.leaves.len(), 11, "{:?}", columns.leaves);
+    }
+
+    /// Builds `messages`' columns and checks every value against a plan that walks (one
+    /// that has seen nothing); returns the columns.
+    fn columns_match_the_walk(info: &TopicInfo, messages: &[Vec<u8>]) -> Columns {
+        let mut row = Row::new();
         let mut builder = ColumnBuilder::default();
         for (t, m) in messages.iter().enumerate() {
-            builder.push(&info, &message(t as u64, None, m), &mut row);
+            builder.push(info, &message(t as u64, None, m), &mut row);
         }
         let columns = builder.finish();
-        assert_eq!(columns.decode_errors, 1);
         let series: Vec<(String, crate::data::series::Series)> = columns
             .leaves
             .iter()
-            .zip(columns.values)
+            .zip(columns.values.clone())
             .map(|((path, _), col)| (path.clone(), col.finish()))
             .collect();
-        assert_eq!(series.len(), 11, "{:?}", columns.leaves);
         for (i, m) in messages.iter().enumerate() {
-            // The reference: a plan that has seen nothing, so it walks.
-            let mut walk = compile_plan(&info).expect("plan");
+            let mut walk = compile_plan(info).expect("plan");
             let decoded = walk.decode(m, &mut row).is_ok();
             for (path, s) in &series {
                 let want = walk.slot(path).filter(|_| decoded).and_then(|k| row.get(k));
@@ -419,5 +437,45 @@ mod tests {
                 }
             }
         }
+        columns
+    }
+
+    #[test]
+    fn union_arms_the_shortcut_skips_are_absent_as_the_walk_says() {
+        let registry = schemas::by_name("DriverInputs").expect("registered");
+        let info = TopicInfo {
+            topic: "car/driver".into(),
+            type_name: "DriverInputs".into(),
+            schema_name: registry.capnp_name.into(),
+            schema_data: registry.descriptor.to_vec(),
+            ..engine()
+        };
+        // Manual, cruise and autonomous arms, and back.
+        let messages: Vec<Vec<u8>> = [0.0, 5.0, 31.0, 35.0, 61.0, 65.0, 1.0, 32.0]
+            .iter()
+            .enumerate()
+            .map(|(seq, &t)| {
+                schemas::sample::encode("DriverInputs", t, seq as u64).expect("encode")
+            })
+            .collect();
+        let mut plan = compile_plan(&info).expect("plan");
+        let mut row = Row::new();
+        plan.decode(&messages[0], &mut row).expect("decodes");
+        assert_eq!(plan.decode_shortcut(&messages[1], &mut row), Some(true));
+        let columns = columns_match_the_walk(&info, &messages);
+        assert_eq!(columns.decode_errors, 0);
+        let absent = |path: &str| {
+            let slot = columns.leaves.iter().position(|(p, _)| p == path);
+            let column = slot.and_then(|k| columns.values.get(k)).cloned();
+            let s = column.expect(path).finish();
+            (0..s.len())
+                .filter(|&i| s.value(i).is_some_and(crate::data::series::is_absent))
+                .count()
+        };
+        assert_eq!(
+            absent("mode.cruise"),
+            5,
+            "set only in the three cruise messages"
+        );
     }
 }

@@ -761,7 +761,7 @@ impl SeriesBuilder {
     }
 
     /// Appends one value (NaN for absent).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, v: f64) {
         match self {
             SeriesBuilder::Const(c, _) => {
@@ -802,7 +802,7 @@ impl SeriesBuilder {
     }
 
     /// Appends a 64-bit signed integer exactly.
-    #[inline]
+    #[inline(always)]
     pub fn push_i64(&mut self, v: i64) {
         // Up to 2^53 `f64` holds it: no 128-bit arithmetic on the common path.
         if v.unsigned_abs() <= 1 << 53 {
@@ -813,7 +813,7 @@ impl SeriesBuilder {
     }
 
     /// Appends a 64-bit unsigned integer exactly.
-    #[inline]
+    #[inline(always)]
     pub fn push_u64(&mut self, v: u64) {
         if v <= 1 << 53 {
             self.push(v as f64);
