@@ -805,8 +805,13 @@ impl SeriesBuilder {
     #[inline(always)]
     pub fn push_i64(&mut self, v: i64) {
         // Up to 2^53 `f64` holds it: no 128-bit arithmetic on the common path.
+        let f = v as f64;
         if v.unsigned_abs() <= 1 << 53 {
-            self.push(v as f64);
+            self.push(f);
+        } else if f.abs() < 9.2e18 {
+            // Rounded, but back in range of i64: the residual without 128-bit arithmetic (a
+            // nanosecond timestamp lands here).
+            self.push_split(f, i16::try_from(v - f as i64).unwrap_or(0));
         } else {
             self.push_int(i128::from(v));
         }
@@ -815,8 +820,14 @@ impl SeriesBuilder {
     /// Appends a 64-bit unsigned integer exactly.
     #[inline(always)]
     pub fn push_u64(&mut self, v: u64) {
+        let f = v as f64;
         if v <= 1 << 53 {
-            self.push(v as f64);
+            self.push(f);
+        } else if f < 1.8e19 {
+            self.push_split(
+                f,
+                i16::try_from(v.wrapping_sub(f as u64) as i64).unwrap_or(0),
+            );
         } else {
             self.push_int(i128::from(v));
         }
@@ -840,6 +851,12 @@ impl SeriesBuilder {
     #[inline]
     pub fn push_int(&mut self, exact: i128) {
         let (v, r) = split_exact(exact);
+        self.push_split(v, r);
+    }
+
+    /// Appends the integer `v + r` ([`split_exact`]).
+    #[inline]
+    fn push_split(&mut self, v: f64, r: i16) {
         if let SeriesBuilder::Const(c, capacity) = self {
             if c.try_push(v, r) {
                 return;
@@ -1352,5 +1369,53 @@ mod tests {
         let order = [2, 0, 1];
         let permuted = piece(0.01, 3).map(|b| b.permute(&order));
         assert!(matches!(permuted, Some(SeriesBuilder::Const(c, _)) if c.len == 3));
+    }
+
+    #[test]
+    fn sixty_four_bit_integers_push_as_exactly_as_through_128_bits() {
+        let mut signed: Vec<i64> = vec![0, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, i64::MAX - 1];
+        let mut unsigned: Vec<u64> = vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1];
+        for k in [53u32, 54, 60, 62, 63] {
+            for d in [-3i64, -1, 0, 1, 3, 1025, -1025] {
+                let p = 1i128 << k;
+                signed.extend(i64::try_from(p + i128::from(d)).ok());
+                signed.extend(i64::try_from(-p + i128::from(d)).ok());
+                unsigned.extend(u64::try_from(p + i128::from(d)).ok());
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            unsigned.push(x);
+            signed.push(x as i64);
+            signed.push((x >> 3) as i64 + 1_700_000_000_000_000_000);
+        }
+        let check = |ints: Vec<i128>, fast: &dyn Fn(&mut SeriesBuilder, usize)| {
+            let (mut a, mut b) = (SeriesBuilder::default(), SeriesBuilder::default());
+            for (i, &v) in ints.iter().enumerate() {
+                fast(&mut a, i);
+                b.push_int(v);
+            }
+            let (a, b) = (a.finish(), b.finish());
+            for (i, &v) in ints.iter().enumerate() {
+                assert_eq!(a.exact(i), Some(v), "{v}");
+                assert_eq!(
+                    a.value(i).map(f64::to_bits),
+                    b.value(i).map(f64::to_bits),
+                    "{v}"
+                );
+            }
+        };
+        let s = signed.clone();
+        check(signed.iter().map(|&v| i128::from(v)).collect(), &|b, i| {
+            b.push_i64(s[i])
+        });
+        let u = unsigned.clone();
+        check(
+            unsigned.iter().map(|&v| i128::from(v)).collect(),
+            &|b, i| b.push_u64(u[i]),
+        );
     }
 }
