@@ -22,8 +22,9 @@ const MAX_OPS: usize = 1 << 16;
 
 #[derive(Debug, Clone, Copy)]
 enum Op {
-    /// A primitive into a slot.
-    Prim(Prim, u32),
+    /// `count` primitives of one type into consecutive slots from the first (a fixed array,
+    /// or fields of one type one after another).
+    Prims(Prim, u32, u32),
     /// A ROS 1 `time`: both parts, then the total in nanoseconds.
     Time([Prim; 2], [u32; 3]),
     /// This many strings, skipped.
@@ -90,11 +91,22 @@ impl Program {
     fn run<const CDR: bool, S: LeafSink>(&self, cur: &mut Cursor<'_>, row: &mut S) -> bool {
         for op in &self.ops {
             match *op {
-                Op::Prim(p, slot) => {
-                    let Some(v) = cur.load::<CDR>(p) else {
-                        return false;
-                    };
-                    row.put(slot, v);
+                Op::Prims(Prim::F64, first, count) => {
+                    // The common case, one type known for the whole run.
+                    for slot in first..first.saturating_add(count) {
+                        let Some(b) = cur.take::<CDR, 8>() else {
+                            return false;
+                        };
+                        row.put(slot, Scalar::Float(f64::from_le_bytes(b)));
+                    }
+                }
+                Op::Prims(p, first, count) => {
+                    for slot in first..first.saturating_add(count) {
+                        let Some(v) = cur.load::<CDR>(p) else {
+                            return false;
+                        };
+                        row.put(slot, v);
+                    }
                 }
                 Op::Time([sp, np], [s, n, total]) => {
                     let (Some(sec), Some(nsec)) = (cur.load::<CDR>(sp), cur.load::<CDR>(np)) else {
@@ -190,6 +202,19 @@ fn push(ops: &mut Vec<Op>, op: Op) -> Result<(), NotFlat> {
     Ok(())
 }
 
+/// Appends a read of one `p` into `slot`, as part of the last run when that run is of the same
+/// type and ends at the slot before.
+fn push_prim(ops: &mut Vec<Op>, p: Prim, slot: u32) -> Result<(), NotFlat> {
+    if let Some(Op::Prims(q, first, count)) = ops.last_mut()
+        && *q == p
+        && first.checked_add(*count) == Some(slot)
+    {
+        *count += 1;
+        return Ok(());
+    }
+    push(ops, Op::Prims(p, slot, 1))
+}
+
 fn emit(
     set: &MsgSet,
     t: usize,
@@ -225,7 +250,7 @@ fn emit(
     }
     for (i, f) in ty.fields.iter().enumerate() {
         match (f.array, &f.base) {
-            (Array::One, Base::Prim(p)) => push(ops, Op::Prim(*p, slot(br, i)?))?,
+            (Array::One, Base::Prim(p)) => push_prim(ops, *p, slot(br, i)?)?,
             (Array::One, Base::Str { .. }) => push(ops, Op::Strs(1))?,
             (Array::One, Base::Msg(m)) => {
                 let child = br.child(i).ok_or(NotFlat::NotYet)?;
@@ -239,7 +264,7 @@ fn emit(
             (Array::Fixed(n), Base::Prim(p)) => {
                 let child = br.child(i).ok_or(NotFlat::NotYet)?;
                 for j in 0..n {
-                    push(ops, Op::Prim(*p, slot(child, j)?))?;
+                    push_prim(ops, *p, slot(child, j)?)?;
                 }
             }
             (Array::Fixed(n), Base::Msg(m)) => {
