@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::Read;
 use std::path::Path;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::channel::{ChannelSpec, SchemaSpec};
@@ -221,7 +222,7 @@ impl SqliteScan {
             let text = |i: usize| -> Result<String, SqliteError> {
                 let value = row.get_ref(i).map_err(sqlite("read the topics"))?;
                 Ok(match value {
-                    rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                    ValueRef::Text(t) | ValueRef::Blob(t) => {
                         String::from_utf8_lossy(t).into_owned()
                     }
                     _ => String::new(),
@@ -428,8 +429,12 @@ fn count_range(
     let mut previous = i64::MIN;
     let mut first = None;
     while let Some(row) = rows.next().map_err(sqlite("count the messages"))? {
-        let topic_id: i64 = row.get(0).map_err(sqlite("count the messages"))?;
-        let t: i64 = row.get(1).map_err(sqlite("count the messages"))?;
+        let int = |i: usize| -> Result<i64, SqliteError> {
+            row.get_ref(i)
+                .and_then(|v| Ok(v.as_i64()?))
+                .map_err(sqlite("count the messages"))
+        };
+        let (topic_id, t) = (int(0)?, int(1)?);
         if t < previous {
             counted.in_id_order = false;
         }
@@ -467,9 +472,7 @@ fn definitions(conn: &Connection) -> Result<HashMap<String, (String, Vec<u8>)>, 
         .query_map([], |row| {
             let text = |i: usize| -> rusqlite::Result<Vec<u8>> {
                 Ok(match row.get_ref(i)? {
-                    rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
-                        t.to_vec()
-                    }
+                    ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
                     _ => Vec::new(),
                 })
             };
@@ -533,26 +536,40 @@ fn take_rows(
         past_end: false,
     };
     while let Some(row) = rows.next().map_err(sqlite("read the messages"))? {
-        let timestamp: i64 = row.get(2).map_err(sqlite("read the messages"))?;
+        // Read as references: no conversion layer per value (a row is four values and the
+        // table has millions).
+        let int = |i: usize| -> Result<i64, SqliteError> {
+            row.get_ref(i)
+                .and_then(|v| Ok(v.as_i64()?))
+                .map_err(sqlite("read the messages"))
+        };
+        let timestamp = int(2)?;
         if timestamp >= end {
             taken.past_end = true;
             break;
         }
-        let blob = row
-            .get_ref(4)
-            .and_then(|v| Ok(v.as_blob_or_null()?))
-            .map_err(sqlite("read the messages"))?;
-        let data = blob.map(|b| {
-            let start = page_bytes.len();
-            page_bytes.extend_from_slice(b);
-            start..page_bytes.len()
-        });
+        let id = int(0)?;
+        // The blob, or its length when it is larger than a message may be.
+        let (data, size) = match row.get_ref(3).map_err(sqlite("read the messages"))? {
+            ValueRef::Blob(b) => {
+                let start = page_bytes.len();
+                page_bytes.extend_from_slice(b);
+                (Some(start..page_bytes.len()), b.len() as i64)
+            }
+            ValueRef::Integer(n) => (None, n),
+            other => {
+                return Err(SqliteError::BadRow {
+                    id,
+                    what: format!("has data of type {}, not a blob", other.data_type()),
+                });
+            }
+        };
         taken.rows += 1;
         page.push_back(Row {
-            id: row.get(0).map_err(sqlite("read the messages"))?,
-            topic_id: row.get(1).map_err(sqlite("read the messages"))?,
+            id,
+            topic_id: int(1)?,
             timestamp,
-            size: row.get(3).map_err(sqlite("read the messages"))?,
+            size,
             data,
         });
         if page_bytes.len() >= PAGE_BYTES {
@@ -566,7 +583,7 @@ fn take_rows(
 /// The columns a page reads, `?1` being the largest blob read (a larger one comes back NULL,
 /// its bytes unread, and is reported).
 const PAGE_COLUMNS: &str =
-    "SELECT id, topic_id, timestamp, length(data), CASE WHEN length(data) <= ?1 THEN data END";
+    "SELECT id, topic_id, timestamp, CASE WHEN length(data) <= ?1 THEN data ELSE length(data) END";
 
 /// Reads a `.db3` file's messages in (timestamp, id) order, a page at a time.
 pub(crate) struct SqliteCursor {
