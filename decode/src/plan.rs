@@ -156,15 +156,20 @@ impl Plan {
     pub fn decode(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
         let before = self.table.len();
         row.begin(before);
-        if let Some(done) = self.decode_shortcut(bytes, row) {
-            if done {
-                return Ok(Decoded {
-                    new_leaves: before..before,
-                    clipped: false,
-                });
-            }
-            row.begin(before);
+        if self.decode_shortcut(bytes, row) == Some(true) {
+            return Ok(Decoded {
+                new_leaves: before..before,
+                clipped: false,
+            });
         }
+        self.walk(bytes, row)
+    }
+
+    /// [`Plan::decode`] by the general walk alone, for a caller that has tried
+    /// [`Plan::decode_shortcut`] already.
+    pub fn walk(&mut self, bytes: &[u8], row: &mut Row) -> Result<Decoded, DecodeError> {
+        let before = self.table.len();
+        row.begin(before);
         let limits = self.limits;
         let mut sink = Sink::new(&mut self.table, row, limits);
         let result = match &mut self.backend {
@@ -185,8 +190,8 @@ impl Plan {
 
     /// Decodes one message through the plan's compiled shortcut straight into `sink`, for a
     /// caller that keeps its own columns (a [`Row`] is one such sink; [`Plan::decode`] uses
-    /// it). `None`: there is no shortcut yet, use [`Plan::decode`]. `Some(false)`: this
-    /// message needs the general walk, and `sink` may hold part of it: discard that.
+    /// it). `None`: there is no shortcut yet, use [`Plan::walk`]. `Some(false)`: this
+    /// message needs [`Plan::walk`], and `sink` may hold part of it: discard that.
     /// `Some(true)`: every leaf the message carries was put, each once, and no new leaf was
     /// learned; a slot not put is absent.
     #[inline]

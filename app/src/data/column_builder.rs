@@ -163,7 +163,7 @@ impl ColumnBuilder {
                     Some(false) => c.values.iter_mut().for_each(|col| col.truncate(n)),
                     None => {}
                 }
-                match plan.decode(m.data, row) {
+                match plan.walk(m.data, row) {
                     Ok(decoded) => {
                         c.clipped_messages += u64::from(decoded.clipped);
                         add_columns(plan, c, n, self.expected);
