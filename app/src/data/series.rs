@@ -867,28 +867,30 @@ impl SeriesBuilder {
             self.push(v);
             return;
         }
-        let values = match std::mem::take(self) {
-            SeriesBuilder::Const(c, capacity) => match c.to_builder(capacity) {
-                SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
-                SeriesBuilder::F64(values) | SeriesBuilder::Exact(values, _) => values,
-                SeriesBuilder::Const(..) => Vec::new(),
-            },
-            SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
-            SeriesBuilder::F64(values) => values,
-            SeriesBuilder::Exact(values, residual) => {
-                *self = SeriesBuilder::Exact(values, residual);
-                if let SeriesBuilder::Exact(values, residual) = self {
-                    values.push(v);
-                    residual.push(r);
-                }
-                return;
-            }
-        };
+        if let SeriesBuilder::Exact(values, residual) = self {
+            values.push(v);
+            residual.push(r);
+            return;
+        }
+        // The first value f64 rounds: the column becomes f64 with residuals.
+        let mut values = std::mem::take(self).into_f64s();
         let mut residual = vec![0; values.len()];
-        residual.push(r);
-        let mut values = values;
         values.push(v);
+        residual.push(r);
         *self = SeriesBuilder::Exact(values, residual);
+    }
+
+    /// The values as `f64` (residuals left behind).
+    fn into_f64s(self) -> Vec<f64> {
+        match self {
+            SeriesBuilder::Const(c, capacity) => {
+                let mut values = Vec::with_capacity(capacity.max(c.len));
+                values.resize(c.len, c.value);
+                values
+            }
+            SeriesBuilder::F32(values) => values.iter().map(|&x| x.to_f64()).collect(),
+            SeriesBuilder::F64(values) | SeriesBuilder::Exact(values, _) => values,
+        }
     }
 
     /// The one value every piece holds (a `None` piece: absent), when there is one.
