@@ -164,7 +164,7 @@ mod tests {
             if topic.topic == DEMO_DROPPED_TOPIC {
                 expected -= DEMO_DROPPED;
             }
-            assert_eq!(channel.message_count, expected, "{}", topic.topic);
+            assert_eq!(channel.message_count, Some(expected), "{}", topic.topic);
         }
         let silent: Vec<(&str, &str)> = reader
             .advertised_never_published()

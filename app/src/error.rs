@@ -23,6 +23,11 @@ pub enum Error {
         #[source]
         source: bag::BagError,
     },
+    /// A tiled read (see [`TimeWindow::tiled`](crate::data::source::TimeWindow::tiled)) read a
+    /// rosbag2 SQLite file in row order and found it out of time order: what it read is not to
+    /// be used, and reading the windows again (now in time order) gives every message.
+    #[error("the recording is out of time order by row: it must be read again in time order")]
+    ReadAgain,
     /// A topic's schema could not be turned into a decoding plan.
     #[error("cannot decode {type_name}")]
     Schema {

@@ -173,6 +173,12 @@ impl Recording {
             match event {
                 LoadEvent::Topic { topic, data } => {
                     self.generation += 1;
+                    // A topic the summary could not count is counted by loading it.
+                    if let (Ok(d), Some(info)) = (&data, self.summary.topics.get_mut(topic))
+                        && info.message_count.is_none()
+                    {
+                        info.message_count = Some(d.times_ns.len() as u64);
+                    }
                     if let Some(slot) = self.topics.get_mut(topic) {
                         *slot = match data {
                             Ok(d) => TopicState::Loaded(d),
@@ -228,7 +234,7 @@ impl Recording {
                         data.latency = latency;
                     }
                     let received = columns.len() as u64 + skipped;
-                    info.message_count += received;
+                    info.message_count = Some(info.message_count.unwrap_or(0) + received);
                     self.summary.health.message_count += received;
                     if let (Some(&first), Some(&last)) =
                         (columns.times_ns.first(), columns.times_ns.last())
@@ -512,7 +518,7 @@ impl Recording {
     }
 
     /// Messages decoded so far and the total, for topic `i`.
-    pub fn topic_progress(&self, i: usize) -> Option<(u64, u64)> {
+    pub fn topic_progress(&self, i: usize) -> Option<(u64, Option<u64>)> {
         self.loader.as_ref().map(|l| l.topic_progress(i))
     }
 

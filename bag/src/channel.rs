@@ -135,6 +135,7 @@ pub struct ChannelInfo {
     pub id: usize,
     /// Topic, encodings, schema and metadata.
     pub spec: ChannelSpec,
-    /// Messages on this channel in all readable parts.
-    pub message_count: u64,
+    /// Messages on this channel in all readable parts; `None` when a part was opened without
+    /// counting them (see [`BagReader::open_uncounted`](crate::BagReader::open_uncounted)).
+    pub message_count: Option<u64>,
 }

@@ -11,6 +11,11 @@ pub struct ReadFilter {
     pub start_ns: Option<u64>,
     /// Only log times before this.
     pub end_ns: Option<u64>,
+    /// This read is one of several whose time windows together cover all time, each read to
+    /// its end or abandoned with the rest. A rosbag2 SQLite file whose row order is not known
+    /// is then read in row order and checked, and a read that finds it out of order stops
+    /// that part with an issue that [asks for the read to be repeated](crate::ReadIssue::asks_reread).
+    pub tiled: bool,
 }
 
 impl ReadFilter {
@@ -34,6 +39,12 @@ impl ReadFilter {
     /// Log times before `end_ns`.
     pub fn end_ns(mut self, end_ns: u64) -> Self {
         self.end_ns = Some(end_ns);
+        self
+    }
+
+    /// One of several reads whose windows cover all time (see [`ReadFilter::tiled`]).
+    pub fn tiled(mut self) -> Self {
+        self.tiled = true;
         self
     }
 

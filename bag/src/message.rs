@@ -63,6 +63,19 @@ pub struct ReadIssue {
     pub skipped: Option<ChunkDamage>,
 }
 
+impl ReadIssue {
+    /// Whether the read that met this issue read a rosbag2 SQLite file in row order, on trust,
+    /// and found it out of time order: what it read is not to be used, and reading again (now
+    /// in time order) gives every message.
+    pub fn asks_reread(&self) -> bool {
+        matches!(
+            &*self.error,
+            BagError::Sqlite { source, .. }
+                if matches!(**source, crate::sqlite_part::SqliteError::NotInIdOrder { .. })
+        )
+    }
+}
+
 impl std::fmt::Display for ReadIssue {
     /// For a skipped chunk, where it is and what it cost, then the error and its causes; the
     /// error names the part's path.

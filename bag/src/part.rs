@@ -141,6 +141,9 @@ pub struct PartInfo {
     /// Part-local channel id -> channel content, and message counts per part-local channel.
     pub(crate) channels: BTreeMap<u16, ChannelSpec>,
     pub(crate) channel_counts: BTreeMap<u16, u64>,
+    /// Whether `channel_counts` holds the counts: not for a rosbag2 SQLite file opened without
+    /// counting (see [`BagReader::open_uncounted`](crate::BagReader::open_uncounted)).
+    pub(crate) channels_counted: bool,
     /// Part-local channel id -> recording-wide channel index, filled by the reader.
     pub(crate) global_ids: ChannelMap,
 }
@@ -182,6 +185,7 @@ impl PartInfo {
             access: PartAccess::Unreadable,
             channels: BTreeMap::new(),
             channel_counts: BTreeMap::new(),
+            channels_counted: true,
             global_ids: ChannelMap::default(),
         }
     }
@@ -189,7 +193,9 @@ impl PartInfo {
     /// Opens and classifies the part at `path`. Never fails: a part that cannot be opened or
     /// read (not a regular file, permission denied, an I/O error) is [`PartStatus::Garbage`],
     /// reported and skipped, so that one bad part does not hide the others.
-    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool) -> Self {
+    /// `count`: count a rosbag2 SQLite file's messages per topic (a pass over its table; other
+    /// formats' counts come with their index or scan).
+    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool, count: bool) -> Self {
         let mut file = match open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && listed => {
@@ -204,7 +210,7 @@ impl PartInfo {
                 return Self::empty(name, path, PartStatus::Garbage { what }, listed);
             }
         };
-        match Self::inspect_file(name.clone(), path.clone(), listed, &mut file) {
+        match Self::inspect_file(name.clone(), path.clone(), listed, count, &mut file) {
             Ok(info) => info,
             Err(e) => {
                 let what = format!("cannot be read: {}", e.detail());
@@ -213,7 +219,13 @@ impl PartInfo {
         }
     }
 
-    fn inspect_file(name: String, path: PathBuf, listed: bool, file: &mut File) -> Result<Self> {
+    fn inspect_file(
+        name: String,
+        path: PathBuf,
+        listed: bool,
+        count: bool,
+        file: &mut File,
+    ) -> Result<Self> {
         let size = file
             .metadata()
             .map_err(|e| BagError::io("reading metadata of", &path, e))?
@@ -224,7 +236,7 @@ impl PartInfo {
             return Self::from_ros1(name, path, listed, size);
         }
         if got == 8 && magic.get(..8) == crate::sqlite_part::SQLITE_MAGIC.get(..8) {
-            return Self::from_sqlite(name, path, listed, size);
+            return Self::from_sqlite(name, path, listed, size, count);
         }
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
             let mut info = Self::empty(
@@ -298,20 +310,29 @@ impl PartInfo {
         Ok(info)
     }
 
-    /// A rosbag2 SQLite file: its topics are the channels, SQLite counts the messages.
-    fn from_sqlite(name: String, path: PathBuf, listed: bool, size: u64) -> Result<Self> {
-        let scan =
-            crate::sqlite_part::SqliteScan::scan(&path).map_err(|source| BagError::Sqlite {
+    /// A rosbag2 SQLite file: its topics are the channels, SQLite counts the messages (per
+    /// topic only with `count`).
+    fn from_sqlite(
+        name: String,
+        path: PathBuf,
+        listed: bool,
+        size: u64,
+        count: bool,
+    ) -> Result<Self> {
+        let scan = crate::sqlite_part::SqliteScan::scan(&path, count).map_err(|source| {
+            BagError::Sqlite {
                 path: path.clone(),
                 source: Box::new(source),
-            })?;
+            }
+        })?;
         let mut info = Self::empty(name, path, PartStatus::Complete, listed);
         info.size_bytes = size;
         info.message_count = scan.message_count;
         info.time_range_ns = scan.time_range_ns;
         info.compression = scan.compression;
         info.channels = scan.channels;
-        info.channel_counts = scan.channel_counts;
+        info.channels_counted = scan.channel_counts.is_some();
+        info.channel_counts = scan.channel_counts.unwrap_or_default();
         info.access = PartAccess::Sqlite(Arc::new(scan.index));
         Ok(info)
     }

@@ -61,7 +61,19 @@ impl BagReader {
     /// Reads `metadata.yaml` and each part's summary; parts without a summary are scanned once.
     /// Missing, garbage and torn parts are reported in [`Self::parts`], never fatal.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
+        Self::open_counting(path.as_ref(), true)
+    }
+
+    /// Opens as [`Self::open`] does, but does not count the messages per channel where the
+    /// format does not store that count (rosbag2 SQLite: counting is a pass over the whole
+    /// table). Those channels' [`ChannelInfo::message_count`] is `None`; totals and time ranges
+    /// are known. For a reader that reads every message anyway and counts them as it goes.
+    pub fn open_uncounted(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_counting(path.as_ref(), false)
+    }
+
+    fn open_counting(path: &Path, count: bool) -> Result<Self> {
+        let path = path.to_path_buf();
         let meta = std::fs::metadata(&path).map_err(|e| BagError::io("opening", &path, e))?;
         if !meta.is_dir() && !meta.is_file() {
             // A FIFO would block forever, a device may never end: say what it is instead.
@@ -135,14 +147,14 @@ impl BagReader {
         if meta.is_dir() {
             for (name, listed) in names {
                 let part_path = path.join(&name);
-                parts.push(PartInfo::inspect(name, part_path, listed));
+                parts.push(PartInfo::inspect(name, part_path, listed, count));
             }
         } else {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let part = PartInfo::inspect(name, path.clone(), false);
+            let part = PartInfo::inspect(name, path.clone(), false, count);
             if let PartStatus::Garbage { what } = &part.status {
                 return Err(BagError::NotARecording {
                     path,
@@ -451,6 +463,7 @@ fn part_source(
                 index,
                 filter.start_ns,
                 filter.end_ns,
+                filter.tiled,
             )
             .map_err(|source| BagError::Sqlite {
                 path: part.path.clone(),
@@ -543,14 +556,16 @@ fn unify_channels(parts: &mut [PartInfo]) -> Vec<ChannelInfo> {
                 channels.push(ChannelInfo {
                     id: channels.len(),
                     spec: spec.clone(),
-                    message_count: 0,
+                    message_count: Some(0),
                 });
                 channels.len() - 1
             });
             global_ids.insert(*local, id);
-            let count = part.channel_counts.get(local).copied().unwrap_or(0);
+            let count = part
+                .channels_counted
+                .then(|| part.channel_counts.get(local).copied().unwrap_or(0));
             if let Some(c) = channels.get_mut(id) {
-                c.message_count += count;
+                c.message_count = c.message_count.zip(count).map(|(a, b)| a + b);
             }
         }
         part.global_ids = global_ids;

@@ -226,7 +226,8 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
         });
     }
     for channel in reader.channels() {
-        topics.add(&channel.spec, channel.message_count);
+        // Opened counting: every channel's count is known.
+        topics.add(&channel.spec, channel.message_count.unwrap_or_default());
     }
     // An export whose writer never finished (a part still `open` in its index) covers less
     // than its source range: record the part of the range the parts do not reach.
@@ -482,7 +483,7 @@ fn swap_in_repair(
     unattributed: BTreeMap<u16, u64>,
 ) -> Result<Repaired> {
     // Check before swapping: the new file must be complete and hold every recovered message.
-    let check = PartInfo::inspect(part.name.clone(), tmp.to_path_buf(), true);
+    let check = PartInfo::inspect(part.name.clone(), tmp.to_path_buf(), true, true);
     let left_out: u64 = unattributed.values().sum();
     if check.status != PartStatus::Complete
         || check.message_count != kept

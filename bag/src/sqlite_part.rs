@@ -8,11 +8,24 @@
 //! so SQLite takes no lock and creates no `-journal`, `-wal` or `-shm` file beside it (nothing in
 //! the bag changes by reading it; a bag a recorder still writes is read as it stands).
 //!
-//! Opening asks SQLite for the topics and each topic's count and time range (the `messages`
-//! table, not its blobs). Reading pages through `messages` in (`timestamp`, `id`) order, a bounded
-//! page at a time: a `Statement` borrows its connection, so a cursor cannot hold one open
-//! across calls; each page starts after the last row handed out. A row whose blob is larger than
-//! a record may be is reported without its bytes being read.
+//! Opening asks SQLite for the topics and, when asked to count, each topic's count and time range
+//! (a pass over the `messages` table, not its blobs); uncounted, only the total and the time range
+//! (from the table's b-tree and the timestamp index, without a pass). Reading pages through
+//! `messages` in (`timestamp`, `id`) order, a bounded page at a time: a `Statement` borrows its
+//! connection, so a cursor cannot hold one open across calls; each page starts after the last row
+//! handed out. A row whose blob is larger than a record may be is reported without its bytes being
+//! read.
+//!
+//! rosbag2 inserts messages as they arrive, so timestamps nearly always follow row ids; reading in
+//! `id` order is then a sequential read of the table, where the timestamp index looks every row
+//! up (35% slower here). Whether a file is in that order is known after counting; otherwise a
+//! *tiled* read (one of several whose time windows cover all time, as the scope's loader reads)
+//! reads in `id` order and checks, before handing out a page, that timestamps do not go back and
+//! that it starts and stops where the timestamp index says its window starts and stops. Every
+//! tile passing those checks proves the whole table in order; a tile that fails marks the file
+//! as out of order and stops with [`SqliteError::NotInIdOrder`], and the reader asks for the read
+//! to be repeated (it then goes through the timestamp index). Other reads of a file whose order is
+//! unknown go through the index.
 //!
 //! Per-message compression (`compression_mode: message`, `compression_format: zstd` in
 //! `metadata.yaml`) is recognised by each blob's zstd frame magic, so a `.db3` file opened alone
@@ -23,6 +36,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
@@ -78,6 +93,17 @@ pub enum SqliteError {
         /// What the decompressor said.
         #[source]
         source: std::io::Error,
+    },
+    /// A tiled read found timestamps going back in `id` order, or a window that does not start
+    /// or stop where the timestamp index says: the file is now known to be out of `id` order,
+    /// and the read must be repeated (it will go through the timestamp index).
+    #[error(
+        "messages are not in time order by row id (found at row {id}): the read must be \
+         repeated in time order"
+    )]
+    NotInIdOrder {
+        /// The row where it showed.
+        id: i64,
     },
     /// A message whose `topic_id` the `topics` table does not list, or whose timestamp is
     /// negative (skipped).
@@ -155,7 +181,8 @@ fn columns(conn: &Connection, table: &str) -> Result<BTreeSet<String>, SqliteErr
 pub(crate) struct SqliteScan {
     /// Part-local channel id (topics in `id` order) -> channel.
     pub(crate) channels: BTreeMap<u16, ChannelSpec>,
-    pub(crate) channel_counts: BTreeMap<u16, u64>,
+    /// Messages per channel; `None` when opening did not count them.
+    pub(crate) channel_counts: Option<BTreeMap<u16, u64>>,
     pub(crate) message_count: u64,
     pub(crate) time_range_ns: Option<(u64, u64)>,
     /// `zstd` when the first message is zstd-compressed, `` when it is not.
@@ -169,14 +196,45 @@ pub(crate) struct SqliteScan {
 pub(crate) struct SqliteIndex {
     /// `topics.id` -> part-local channel id.
     pub(crate) topic_ids: IdMap,
-    /// Timestamps never decrease in `id` order (rosbag2 inserts messages as they arrive, so
-    /// this is the rule): reading then follows the table, not the timestamp index.
-    pub(crate) in_id_order: bool,
+    /// [`RowOrder`] as a number: whether timestamps never decrease in `id` order (rosbag2
+    /// inserts messages as they arrive, so this is the rule), and so reading may follow the
+    /// table instead of the timestamp index. Shared by every cursor of the file.
+    order: AtomicU8,
+}
+
+/// What is known of the order of a file's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowOrder {
+    /// Not yet known: a tiled read checks as it goes, others read by time.
+    Unknown = 0,
+    /// Timestamps never decrease in `id` order.
+    ById = 1,
+    /// Some timestamp goes back in `id` order (or is negative).
+    ByTime = 2,
+}
+
+impl SqliteIndex {
+    /// What is known of the order of the file's rows.
+    pub(crate) fn order(&self) -> RowOrder {
+        match self.order.load(Ordering::Relaxed) {
+            1 => RowOrder::ById,
+            2 => RowOrder::ByTime,
+            _ => RowOrder::Unknown,
+        }
+    }
+
+    fn set_order(&self, order: RowOrder) {
+        self.order.store(order as u8, Ordering::Relaxed);
+    }
 }
 
 impl SqliteScan {
-    /// Reads the topics, their definitions and per-topic counts and time ranges.
-    pub(crate) fn scan(path: &Path) -> Result<SqliteScan, SqliteError> {
+    /// Reads the topics and their definitions, and the messages' total and time range; with
+    /// `count`, per-topic counts and time ranges and the rows' order too (a pass over the
+    /// table). Uncounted, [`SqliteScan::channel_counts`] is `None`, the total counts every row
+    /// (also rows of topics `topics` does not list, which are reported when read) and the
+    /// order is [`RowOrder::Unknown`].
+    pub(crate) fn scan(path: &Path, count: bool) -> Result<SqliteScan, SqliteError> {
         let conn = open(path)?;
         let topic_columns = columns(&conn, "topics")?;
         let message_columns = columns(&conn, "messages")?;
@@ -259,29 +317,10 @@ impl SqliteScan {
             scan.index.topic_ids.insert(id, local);
         }
         drop(rows);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        let counted = count_messages(
-            path,
-            &conn,
-            &scan.index.topic_ids,
-            scan.channels.len(),
-            threads,
-        )?;
-        scan.index.in_id_order = counted.in_id_order;
-        let per_topic = counted.per_topic;
-        for (local, counted) in per_topic.into_iter().enumerate() {
-            let (Some((count, first, last)), Ok(local)) = (counted, u16::try_from(local)) else {
-                continue;
-            };
-            scan.channel_counts.insert(local, count);
-            scan.message_count += count;
-            let (Ok(first), Ok(last)) = (u64::try_from(first), u64::try_from(last.max(0))) else {
-                continue;
-            };
-            scan.time_range_ns = Some(match scan.time_range_ns {
-                Some((a, b)) => (a.min(first), b.max(last)),
-                None => (first, last),
-            });
+        if count {
+            scan.count(path, &conn)?;
+        } else {
+            scan.total(&conn)?;
         }
         let head: Option<Vec<u8>> = conn
             .query_row(
@@ -296,6 +335,66 @@ impl SqliteScan {
                 .insert(if zstd { "zstd" } else { "" }.to_string());
         }
         Ok(scan)
+    }
+
+    /// Counts the messages per topic and learns the rows' order, in a pass over the table.
+    fn count(&mut self, path: &Path, conn: &Connection) -> Result<(), SqliteError> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let counted = count_messages(
+            path,
+            conn,
+            &self.index.topic_ids,
+            self.channels.len(),
+            threads,
+        )?;
+        self.index.set_order(if counted.in_id_order {
+            RowOrder::ById
+        } else {
+            RowOrder::ByTime
+        });
+        let mut counts = BTreeMap::new();
+        for (local, counted) in counted.per_topic.into_iter().enumerate() {
+            let (Some((count, first, last)), Ok(local)) = (counted, u16::try_from(local)) else {
+                continue;
+            };
+            counts.insert(local, count);
+            self.message_count += count;
+            let (Ok(first), Ok(last)) = (u64::try_from(first), u64::try_from(last.max(0))) else {
+                continue;
+            };
+            self.time_range_ns = Some(match self.time_range_ns {
+                Some((a, b)) => (a.min(first), b.max(last)),
+                None => (first, last),
+            });
+        }
+        self.channel_counts = Some(counts);
+        Ok(())
+    }
+
+    /// The total and the time range without a pass: SQLite counts a table's rows from its
+    /// b-tree pages and finds the least and greatest timestamp at the ends of the timestamp
+    /// index. A file with a negative timestamp is read by time (those rows are reported as
+    /// they come).
+    fn total(&mut self, conn: &Connection) -> Result<(), SqliteError> {
+        // One query each: SQLite answers MIN or MAX alone from the index's ends, but scans the
+        // table for both in one query.
+        let one = |sql: &str| -> Result<Option<i64>, SqliteError> {
+            conn.query_row(sql, [], |row| row.get(0))
+                .map_err(sqlite("count the messages"))
+        };
+        let total = one("SELECT COUNT(*) FROM messages")?.unwrap_or(0);
+        self.message_count = u64::try_from(total).unwrap_or(0);
+        let first = one("SELECT MIN(timestamp) FROM messages WHERE timestamp >= 0")?;
+        let last = one("SELECT MAX(timestamp) FROM messages")?;
+        if let (Some(first), Some(last)) = (first, last)
+            && let (Ok(first), Ok(last)) = (u64::try_from(first), u64::try_from(last))
+        {
+            self.time_range_ns = Some((first, last));
+        }
+        if one("SELECT EXISTS(SELECT 1 FROM messages WHERE timestamp < 0)")? == Some(1) {
+            self.index.set_order(RowOrder::ByTime);
+        }
+        Ok(())
     }
 }
 
@@ -518,8 +617,8 @@ struct Taken {
     rows: i64,
     /// The page holds [`PAGE_BYTES`] of blobs: it ended early.
     full: bool,
-    /// A row at or past the end time was met (and not taken).
-    past_end: bool,
+    /// A row at or past the end time was met (and not taken): its id.
+    past_end: Option<i64>,
 }
 
 /// Moves `rows` into `page` (blobs into `page_bytes`) until [`PAGE_BYTES`] are held or a row
@@ -533,7 +632,7 @@ fn take_rows(
     let mut taken = Taken {
         rows: 0,
         full: false,
-        past_end: false,
+        past_end: None,
     };
     while let Some(row) = rows.next().map_err(sqlite("read the messages"))? {
         // Read as references: no conversion layer per value (a row is four values and the
@@ -544,11 +643,11 @@ fn take_rows(
                 .map_err(sqlite("read the messages"))
         };
         let timestamp = int(2)?;
+        let id = int(0)?;
         if timestamp >= end {
-            taken.past_end = true;
+            taken.past_end = Some(id);
             break;
         }
-        let id = int(0)?;
         // The blob, or its length when it is larger than a message may be.
         let (data, size) = match row.get_ref(3).map_err(sqlite("read the messages"))? {
             ValueRef::Blob(b) => {
@@ -588,8 +687,14 @@ const PAGE_COLUMNS: &str =
 /// Reads a `.db3` file's messages in (timestamp, id) order, a page at a time.
 pub(crate) struct SqliteCursor {
     conn: Connection,
-    /// Timestamps never decrease in `id` order (see [`SqliteIndex::in_id_order`]).
+    index: Arc<SqliteIndex>,
+    /// Read in `id` order (see [`SqliteIndex::order`]), not through the timestamp index.
     in_id_order: bool,
+    /// Reading in `id` order without knowing the file is in that order: each page is checked
+    /// (see the module doc).
+    checking: bool,
+    /// The timestamp of the last row taken (read in `id` order).
+    last_timestamp: i64,
     /// The last row handed out, where the next page starts (read by time).
     after: Option<(i64, i64)>,
     /// The next row to read (read in `id` order; `None` before the first page).
@@ -606,17 +711,27 @@ pub(crate) struct SqliteCursor {
 
 impl SqliteCursor {
     /// A cursor over messages with `start_ns <= timestamp < end_ns` of the file `index`
-    /// describes.
+    /// describes. `tiled`: this read is one of several whose windows cover all time, each read
+    /// to its end (see the module doc).
     pub(crate) fn new(
         path: &Path,
-        index: &SqliteIndex,
+        index: &Arc<SqliteIndex>,
         start_ns: Option<u64>,
         end_ns: Option<u64>,
+        tiled: bool,
     ) -> Result<Self, SqliteError> {
         let clamp = |t: u64| i64::try_from(t).unwrap_or(i64::MAX);
+        let (in_id_order, checking) = match index.order() {
+            RowOrder::ById => (true, false),
+            RowOrder::ByTime => (false, false),
+            RowOrder::Unknown => (tiled, tiled),
+        };
         Ok(SqliteCursor {
             conn: open(path)?,
-            in_id_order: index.in_id_order,
+            index: Arc::clone(index),
+            in_id_order,
+            checking,
+            last_timestamp: i64::MIN,
             after: None,
             next_id: None,
             start: start_ns.map_or(0, clamp),
@@ -638,22 +753,14 @@ impl SqliteCursor {
             let next_id = match self.next_id {
                 Some(id) => id,
                 None => {
-                    let first: Option<i64> = self
-                        .conn
-                        .query_row(
-                            "SELECT id FROM messages WHERE timestamp >= ?1 \
-                             ORDER BY timestamp, id LIMIT 1",
-                            [self.start],
-                            |row| row.get(0),
-                        )
-                        .map(Some)
-                        .or_else(|e| match e {
-                            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                            e => Err(e),
-                        })
-                        .map_err(sqlite("read the messages"))?;
+                    let first = self.first_at(self.start)?;
                     match first {
-                        Some(id) => id,
+                        Some(id) => {
+                            if self.checking {
+                                self.check_start(id)?;
+                            }
+                            id
+                        }
                         None => {
                             self.exhausted = true;
                             return Ok(());
@@ -671,12 +778,18 @@ impl SqliteCursor {
                 .query(rusqlite::params![limit, next_id, PAGE_ROWS])
                 .map_err(sqlite("read the messages"))?;
             let taken = take_rows(&mut rows, &mut self.page, &mut self.page_bytes, self.end)?;
+            drop(rows);
+            drop(stmt);
             self.next_id = match self.page.back() {
                 Some(last) => last.id.checked_add(1),
                 None => Some(next_id),
             };
             if self.next_id.is_none() {
                 self.exhausted = true;
+            }
+            if self.checking {
+                let at_end = taken.past_end.is_some() || (taken.rows < PAGE_ROWS && !taken.full);
+                self.check_page(at_end.then_some(taken.past_end))?;
             }
             taken
         } else {
@@ -701,10 +814,74 @@ impl SqliteCursor {
                 .map_err(sqlite("read the messages"))?;
             take_rows(&mut rows, &mut self.page, &mut self.page_bytes, self.end)?
         };
-        if taken.past_end || (taken.rows < PAGE_ROWS && !taken.full) {
+        if taken.past_end.is_some() || (taken.rows < PAGE_ROWS && !taken.full) {
             self.exhausted = true;
         }
         Ok(())
+    }
+
+    /// The first row in (timestamp, id) order with `timestamp >= t`.
+    fn first_at(&self, t: i64) -> Result<Option<i64>, SqliteError> {
+        self.conn
+            .query_row(
+                "SELECT id FROM messages WHERE timestamp >= ?1 ORDER BY timestamp, id LIMIT 1",
+                [t],
+                |row| row.get(0),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+            .map_err(sqlite("read the messages"))
+    }
+
+    /// A tiled read starting at row `first` (the first at or after the start time): when no row
+    /// lies before the start time, no row may come before `first` in `id` order either.
+    fn check_start(&mut self, first: i64) -> Result<(), SqliteError> {
+        let (lowest, earlier): (Option<i64>, bool) = self
+            .conn
+            .query_row(
+                "SELECT (SELECT MIN(id) FROM messages), \
+                 EXISTS(SELECT 1 FROM messages WHERE timestamp < ?1)",
+                [self.start],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .map_err(sqlite("read the messages"))?;
+        if !earlier && lowest.is_some_and(|l| l != first) {
+            return Err(self.out_of_order(first));
+        }
+        Ok(())
+    }
+
+    /// A page read in `id` order while checking: its timestamps never go back, and where the
+    /// read ends (`end`: `Some(row past the end time)`, or `Some(None)` at the end of the
+    /// table) is where the timestamp index says the window ends.
+    fn check_page(&mut self, end: Option<Option<i64>>) -> Result<(), SqliteError> {
+        let mut previous = self.last_timestamp;
+        for row in &self.page {
+            if row.timestamp < previous {
+                return Err(self.out_of_order(row.id));
+            }
+            previous = row.timestamp;
+        }
+        self.last_timestamp = previous;
+        if let Some(stop) = end
+            && self.first_at(self.end)? != stop
+        {
+            let at = stop.or(self.page.back().map(|r| r.id)).unwrap_or(0);
+            return Err(self.out_of_order(at));
+        }
+        Ok(())
+    }
+
+    /// Marks the file out of `id` order and drops what this read holds: the read must be
+    /// repeated.
+    fn out_of_order(&mut self, id: i64) -> SqliteError {
+        self.index.set_order(RowOrder::ByTime);
+        self.page.clear();
+        self.exhausted = true;
+        SqliteError::NotInIdOrder { id }
     }
 
     /// The next message whose channel is `wanted`, `Ok(None)` at the end. A row that cannot be
@@ -842,13 +1019,23 @@ mod tests {
 
     fn read_all(
         path: &Path,
-        scan: &SqliteScan,
+        index: &Arc<SqliteIndex>,
         start: Option<u64>,
         end: Option<u64>,
     ) -> Result<Vec<(u16, u64, Vec<u8>)>, SqliteError> {
-        let mut cursor = SqliteCursor::new(path, &scan.index, start, end)?;
+        read(path, index, start, end, false)
+    }
+
+    fn read(
+        path: &Path,
+        index: &Arc<SqliteIndex>,
+        start: Option<u64>,
+        end: Option<u64>,
+        tiled: bool,
+    ) -> Result<Vec<(u16, u64, Vec<u8>)>, SqliteError> {
+        let mut cursor = SqliteCursor::new(path, index, start, end, tiled)?;
         let mut out = Vec::new();
-        while let Some(m) = cursor.next(&scan.index.topic_ids, |_| true)? {
+        while let Some(m) = cursor.next(&index.topic_ids, |_| true)? {
             out.push((m.channel, m.log_time_ns, m.data.to_vec()));
         }
         Ok(out)
@@ -874,12 +1061,19 @@ mod tests {
         {
             let path = dir.path().join(format!("{name}.db3"));
             db3(&path, false, rows);
-            let scan = SqliteScan::scan(&path).unwrap();
-            assert_eq!(scan.index.in_id_order, in_id_order, "{name}");
+            let scan = SqliteScan::scan(&path, true).unwrap();
+            let order = if in_id_order {
+                RowOrder::ById
+            } else {
+                RowOrder::ByTime
+            };
+            assert_eq!(scan.index.order(), order, "{name}");
             assert_eq!(scan.message_count, 3000);
-            assert_eq!(scan.channel_counts.values().sum::<u64>(), 3000);
+            let counts = scan.channel_counts.as_ref().unwrap();
+            assert_eq!(counts.values().sum::<u64>(), 3000);
             assert_eq!(scan.time_range_ns, Some((1000 - 428, 1000)));
-            let got = read_all(&path, &scan, None, None).unwrap();
+            let index = Arc::new(scan.index);
+            let got = read_all(&path, &index, None, None).unwrap();
             let mut want: Vec<(i64, usize)> = rows
                 .iter()
                 .enumerate()
@@ -895,7 +1089,7 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "{name}");
             for (a, b) in [(700, 800), (572, 573), (999, 2000), (0, 572), (800, 800)] {
-                let window = read_all(&path, &scan, Some(a), Some(b)).unwrap();
+                let window = read_all(&path, &index, Some(a), Some(b)).unwrap();
                 let expected: Vec<_> = want
                     .iter()
                     .filter(|(_, t, _)| (a..b).contains(t))
@@ -920,9 +1114,10 @@ mod tests {
             })
             .collect();
         db3(&path, false, &rows);
-        let scan = SqliteScan::scan(&path).unwrap();
+        let scan = SqliteScan::scan(&path, true).unwrap();
         assert_eq!(scan.compression, BTreeSet::from(["zstd".to_string()]));
-        let got = read_all(&path, &scan, None, None).unwrap();
+        let index = Arc::new(scan.index);
+        let got = read_all(&path, &index, None, None).unwrap();
         let payloads: Vec<Vec<u8>> = got.into_iter().map(|(_, _, d)| d).collect();
         assert_eq!(payloads, (0..5).map(payload).collect::<Vec<_>>());
     }
@@ -933,7 +1128,7 @@ mod tests {
         for old in [false, true] {
             let path = dir.path().join(format!("old_{old}.db3"));
             db3(&path, old, &[(2, 5, payload(1))]);
-            let scan = SqliteScan::scan(&path).unwrap();
+            let scan = SqliteScan::scan(&path, true).unwrap();
             let b = &scan.channels[&1];
             assert_eq!(b.topic, "/b");
             assert_eq!(b.message_encoding, "cdr");
@@ -948,8 +1143,9 @@ mod tests {
                 assert_eq!(b.metadata["offered_qos_profiles"], "- qos");
                 assert_eq!(b.metadata["topic_type_hash"], "RIHS01_x");
             }
-            assert_eq!(scan.channel_counts.get(&0), None);
-            assert_eq!(scan.channel_counts[&1], 1);
+            let counts = scan.channel_counts.as_ref().unwrap();
+            assert_eq!(counts.get(&0), None);
+            assert_eq!(counts[&1], 1);
         }
     }
 
@@ -961,20 +1157,15 @@ mod tests {
             .unwrap()
             .execute_batch("CREATE TABLE t(x);")
             .unwrap();
-        let error = SqliteScan::scan(&path).unwrap_err();
+        let error = SqliteScan::scan(&path, true).unwrap_err();
         assert!(error.to_string().contains("no `topics` table"), "{error}");
 
         let path = dir.path().join("stray.db3");
         db3(&path, false, &[(1, 1, payload(1)), (9, 2, payload(2))]);
-        let scan = SqliteScan::scan(&path).unwrap();
-        let mut cursor = SqliteCursor::new(&path, &scan.index, None, None).unwrap();
-        assert!(
-            cursor
-                .next(&scan.index.topic_ids, |_| true)
-                .unwrap()
-                .is_some()
-        );
-        let error = cursor.next(&scan.index.topic_ids, |_| true).err().unwrap();
+        let index = Arc::new(SqliteScan::scan(&path, true).unwrap().index);
+        let mut cursor = SqliteCursor::new(&path, &index, None, None, false).unwrap();
+        assert!(cursor.next(&index.topic_ids, |_| true).unwrap().is_some());
+        let error = cursor.next(&index.topic_ids, |_| true).err().unwrap();
         assert!(error.to_string().contains("topic id 9"), "{error}");
 
         let path = dir.path().join("garbage.db3");
@@ -983,7 +1174,7 @@ mod tests {
             b"SQLite format 3\0 and then nothing a database holds",
         )
         .unwrap();
-        assert!(SqliteScan::scan(&path).is_err());
+        assert!(SqliteScan::scan(&path, true).is_err());
     }
 
     #[test]
@@ -1008,8 +1199,8 @@ mod tests {
             names
         };
         let before = (listing(&sub), std::fs::read(&path).unwrap());
-        let scan = SqliteScan::scan(&path).unwrap();
-        assert_eq!(read_all(&path, &scan, None, None).unwrap().len(), 1);
+        let index = Arc::new(SqliteScan::scan(&path, true).unwrap().index);
+        assert_eq!(read_all(&path, &index, None, None).unwrap().len(), 1);
         assert_eq!((listing(&sub), std::fs::read(&path).unwrap()), before);
         assert_eq!(
             file_uri(Path::new("/a b/c?d#e%.db3")),
@@ -1033,7 +1224,7 @@ mod tests {
         };
         let count = |threads: usize| {
             let conn = open(&path).expect("open");
-            let scan = SqliteScan::scan(&path).expect("scan");
+            let scan = SqliteScan::scan(&path, true).expect("scan");
             let counted =
                 count_messages(&path, &conn, &scan.index.topic_ids, 2, threads).expect("count");
             (counted.per_topic, counted.in_id_order, counted.ends)
@@ -1057,6 +1248,92 @@ mod tests {
             let one = count(1);
             assert!(!one.1, "dip at {dip}");
             assert_eq!(count(3), one, "dip at {dip}");
+        }
+    }
+
+    #[test]
+    fn tiled_reads_in_row_order_give_every_message_or_ask_to_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2500i64;
+        // Timestamps rising with id (two topics, three rows to a timestamp), then each way of
+        // breaking that order: one row far back, a first row late, a last row early, a pair
+        // swapped across a tile boundary, and the whole table reversed.
+        let sorted: Vec<(i64, i64, Vec<u8>)> = (0..n)
+            .map(|i| (1 + i % 2, 100 + i / 3, payload(i as u32)))
+            .collect();
+        let with = |changes: &[(usize, i64)]| {
+            let mut rows = sorted.clone();
+            for &(at, t) in changes {
+                rows[at].1 = t;
+            }
+            rows
+        };
+        let mut reversed = sorted.clone();
+        reversed.reverse();
+        let datasets = [
+            ("in order", sorted.clone(), false),
+            ("one row far back", with(&[(1700, 150)]), true),
+            ("first row late", with(&[(0, 700)]), true),
+            ("last row early", with(&[(2499, 100)]), true),
+            (
+                "a pair swapped at 400",
+                with(&[(899, 401), (900, 399)]),
+                true,
+            ),
+            ("reversed", reversed, true),
+        ];
+        for (name, rows, out_of_order) in &datasets {
+            let path = dir.path().join(format!("{name}.db3"));
+            db3(&path, false, rows);
+            let mut truth: Vec<(i64, usize)> =
+                rows.iter().enumerate().map(|(id, r)| (r.1, id)).collect();
+            truth.sort();
+            let truth: Vec<(u16, u64, Vec<u8>)> = truth
+                .iter()
+                .map(|&(t, id)| ((rows[id].0 - 1) as u16, t as u64, rows[id].2.clone()))
+                .collect();
+            for cuts in [&[][..], &[400], &[150, 400, 401, 700], &[99, 100, 933]] {
+                let scan = SqliteScan::scan(&path, false).unwrap();
+                assert_eq!(scan.channel_counts, None);
+                assert_eq!(scan.message_count, n as u64);
+                let index = Arc::new(scan.index);
+                assert_eq!(index.order(), RowOrder::Unknown);
+                let bounds: Vec<Option<u64>> = std::iter::once(None)
+                    .chain(cuts.iter().map(|&c| Some(c)))
+                    .chain(std::iter::once(None))
+                    .collect();
+                let tiles = |tiled: bool| -> Result<Vec<_>, SqliteError> {
+                    let mut all = Vec::new();
+                    let mut asked = None;
+                    for w in bounds.windows(2) {
+                        match read(&path, &index, w[0], w[1], tiled) {
+                            Ok(got) => all.extend(got),
+                            Err(e) => asked = Some(e),
+                        }
+                    }
+                    asked.map_or(Ok(all), Err)
+                };
+                match tiles(true) {
+                    Ok(all) => {
+                        assert!(!out_of_order, "{name} {cuts:?}: not caught");
+                        assert_eq!(all, truth, "{name} {cuts:?}");
+                    }
+                    Err(e) => {
+                        assert!(out_of_order, "{name} {cuts:?}: {e}");
+                        assert!(matches!(e, SqliteError::NotInIdOrder { .. }), "{e}");
+                        assert_eq!(index.order(), RowOrder::ByTime, "{name}");
+                        assert_eq!(tiles(true).unwrap(), truth, "{name} {cuts:?} again");
+                    }
+                }
+            }
+            // Not tiled and not counted: read by time, whatever the order.
+            let index = Arc::new(SqliteScan::scan(&path, false).unwrap().index);
+            let part: Vec<_> = truth
+                .iter()
+                .filter(|m| (400..700).contains(&m.1))
+                .cloned()
+                .collect();
+            assert_eq!(read_all(&path, &index, Some(400), Some(700)).unwrap(), part);
         }
     }
 }

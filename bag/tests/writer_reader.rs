@@ -85,7 +85,7 @@ fn round_trip_keeps_bytes_times_sequence_and_schema() {
             .find(|c| c.spec.topic == "car/a")
             .unwrap();
         assert_eq!(a_spec.spec, channel("car/a", &schema_bytes));
-        assert_eq!(a_spec.message_count, 666);
+        assert_eq!(a_spec.message_count, Some(666));
         let meta = reader.metadata().expect("index");
         assert_eq!(meta.rosbag2_bagfile_information.message_count, 1000);
         assert_eq!(reader.unstamped_messages(), Some(100));

@@ -251,7 +251,7 @@ mod tests {
             schema_encoding: "capnproto".into(),
             schema_name: info.capnp_name.into(),
             schema_data: info.descriptor.to_vec(),
-            message_count: 0,
+            message_count: Some(0),
         }
     }
 
@@ -376,7 +376,7 @@ mod tests {
                 ================================================================================\n\
                 MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"
                 .to_vec(),
-            message_count: 0,
+            message_count: Some(0),
         };
         let good = probe(true, "a", 0.1, 0.5, i64::MIN, u64::MAX);
         let messages = [

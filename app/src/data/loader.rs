@@ -52,7 +52,9 @@ pub struct Loader {
     events: Receiver<LoadEvent>,
     cancel: Arc<AtomicBool>,
     progress: Arc<Vec<AtomicU64>>,
-    totals: Vec<u64>,
+    totals: Vec<Option<u64>>,
+    /// Messages in the source's readable parts.
+    total: u64,
 }
 
 impl std::fmt::Debug for Loader {
@@ -68,12 +70,13 @@ impl Loader {
     /// whenever there is something new to show.
     pub fn start(source: Arc<dyn DataSource>, repaint: Arc<dyn Fn() + Send + Sync>) -> Self {
         let topics = source.summary().topics.len();
-        let totals: Vec<u64> = source
+        let totals: Vec<Option<u64>> = source
             .summary()
             .topics
             .iter()
             .map(|t| t.message_count)
             .collect();
+        let total = source.summary().health.message_count;
         let progress: Arc<Vec<AtomicU64>> =
             Arc::new((0..topics).map(|_| AtomicU64::new(0)).collect());
         let cancel = Arc::new(AtomicBool::new(false));
@@ -91,6 +94,7 @@ impl Loader {
             cancel,
             progress,
             totals,
+            total,
         }
     }
 
@@ -104,18 +108,19 @@ impl Loader {
         self.events.recv().ok()
     }
 
-    /// Messages decoded so far for topic `i`, and its total from the summary.
-    pub fn topic_progress(&self, i: usize) -> (u64, u64) {
+    /// Messages decoded so far for topic `i`, and its total from the summary (`None`: not
+    /// counted before loading).
+    pub fn topic_progress(&self, i: usize) -> (u64, Option<u64>) {
         let done = self
             .progress
             .get(i)
             .map_or(0, |a| a.load(Ordering::Relaxed));
-        (done, self.totals.get(i).copied().unwrap_or(0))
+        (done, self.totals.get(i).copied().flatten())
     }
 
     /// Fraction of all messages decoded, 0..=1.
     pub fn overall_progress(&self) -> f32 {
-        let total: u64 = self.totals.iter().sum();
+        let total = self.total;
         if total == 0 {
             return 1.0;
         }
@@ -147,12 +152,7 @@ const WINDOWS_PER_THREAD: usize = 4;
 
 /// How many windows to read `source` in.
 fn window_count(source: &dyn DataSource) -> usize {
-    let messages: u64 = source
-        .summary()
-        .topics
-        .iter()
-        .map(|t| t.message_count)
-        .sum();
+    let messages = source.summary().health.message_count;
     let by_size = usize::try_from(messages / MIN_WINDOW_MESSAGES).unwrap_or(usize::MAX);
     by_size.clamp(1, rayon::current_num_threads() * WINDOWS_PER_THREAD)
 }
@@ -197,11 +197,14 @@ fn read_window(
     progress: &[AtomicU64],
 ) -> WindowRead {
     let topics = &source.summary().topics;
+    // A topic not counted yet is guessed at an even share of all messages.
+    let guess = source.summary().health.message_count / (topics.len().max(1) as u64);
     let mut builders: Vec<ColumnBuilder> = topics
         .iter()
         .map(|t| {
+            let count = t.message_count.unwrap_or(guess);
             // Room for a fair share plus a margin; a busier window grows as usual.
-            let expected = usize::try_from(t.message_count / share + t.message_count / share / 8)
+            let expected = usize::try_from(count / share + count / share / 8)
                 .unwrap_or(0)
                 .min(1 << 24);
             ColumnBuilder::with_capacity(expected)
@@ -257,10 +260,24 @@ pub fn load_windows(
         }
     }
     let share = u64::try_from(windows.len()).unwrap_or(1).max(1);
-    let read: Vec<WindowRead> = windows
-        .par_iter()
-        .map(|&w| read_window(source, w, share, &decodable, cancel, progress))
-        .collect();
+    let read_all = || -> Vec<WindowRead> {
+        windows
+            .par_iter()
+            .map(|&w| read_window(source, w, share, &decodable, cancel, progress))
+            .collect()
+    };
+    let mut read = read_all();
+    if read
+        .iter()
+        .any(|(_, result)| matches!(result, Err(Error::ReadAgain)))
+    {
+        // A SQLite file read in row order on trust was not in time order: nothing read is
+        // kept, and the source now reads it in time order (so this happens once).
+        for p in progress {
+            p.store(0, Ordering::Relaxed);
+        }
+        read = read_all();
+    }
     let mut issues: Vec<String> = Vec::new();
     let mut failure: Option<Arc<Error>> = None;
     // Per topic, its pieces in window order.
@@ -290,7 +307,9 @@ pub fn load_windows(
         .iter()
         .filter_map(|&i| Some((i, std::mem::take(by_topic.get_mut(i)?))))
         .collect();
-    jobs.sort_by_key(|(i, _)| std::cmp::Reverse(topics.get(*i).map_or(0, |t| t.message_count)));
+    jobs.sort_by_key(|(_, pieces)| {
+        std::cmp::Reverse(pieces.iter().map(|p| p.times_ns.len()).sum::<usize>())
+    });
     let deliver = std::sync::Mutex::new(deliver);
     jobs.into_par_iter().for_each(|(i, pieces)| {
         let data = match &failure {
@@ -403,12 +422,102 @@ mod tests {
         for (i, p) in progress.iter().enumerate() {
             let done = p.load(Ordering::Relaxed);
             assert_eq!(
-                done,
+                Some(done),
                 source.summary().topics[i].message_count,
                 "progress of {i}"
             );
         }
         results.into_inner().unwrap_or_default()
+    }
+
+    /// A rosbag2 SQLite file of `rows` (topic 1 or 2, timestamp, an `int32` value), with the
+    /// timestamp index and message definitions rosbag2 writes.
+    fn write_db3(path: &std::path::Path, rows: &[(i64, i64, i32)]) {
+        let mut conn = rusqlite::Connection::open(path).expect("create");
+        conn.execute_batch(
+            "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
+               serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL);
+             CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
+               encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
+               type_description_hash TEXT NOT NULL);
+             CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
+               timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+             CREATE INDEX timestamp_idx ON messages (timestamp ASC);
+             INSERT INTO message_definitions VALUES
+               (1, 'std_msgs/msg/Int32', 'ros2msg', 'int32 data', '');
+             INSERT INTO topics VALUES (1, '/a', 'std_msgs/msg/Int32', 'cdr', '');
+             INSERT INTO topics VALUES (2, '/b', 'std_msgs/msg/Int32', 'cdr', '');",
+        )
+        .expect("tables");
+        let tx = conn.transaction().expect("transaction");
+        for &(topic, t, v) in rows {
+            let mut data = vec![0u8, 1, 0, 0];
+            data.extend(v.to_le_bytes());
+            tx.execute(
+                "INSERT INTO messages (topic_id, timestamp, data) VALUES (?1, ?2, ?3)",
+                rusqlite::params![topic, t, data],
+            )
+            .expect("insert");
+        }
+        tx.commit().expect("commit");
+    }
+
+    #[test]
+    fn a_sqlite_file_loads_every_message_in_time_order_and_is_counted_by_loading() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let n = 40_000i64;
+        let in_order: Vec<(i64, i64, i32)> =
+            (0..n).map(|i| (1 + i % 2, 1_000 + i, i as i32)).collect();
+        // One row far from where its timestamp belongs: a read in row order would miss it or
+        // put it out of order.
+        let mut one_back = in_order.clone();
+        one_back[30_000].1 = 1_005;
+        for (name, rows) in [("in_order", &in_order), ("one_back", &one_back)] {
+            let path = dir.path().join(format!("{name}.db3"));
+            write_db3(&path, rows);
+            let source = RecordingSource::open(&path).expect("open");
+            let topics = &source.summary().topics;
+            assert_eq!(topics.len(), 2);
+            assert!(topics.iter().all(|t| t.message_count.is_none()), "{name}");
+            assert_eq!(source.summary().health.message_count, n as u64);
+            let windows = source.windows(4);
+            assert!(windows.len() >= 3, "{name}: {windows:?}");
+            let progress: Vec<AtomicU64> = (0..2).map(|_| AtomicU64::new(0)).collect();
+            let results = std::sync::Mutex::new(vec![None, None]);
+            let issues = load_windows(
+                &source,
+                &windows,
+                &AtomicBool::new(false),
+                &progress,
+                &mut |i, data| {
+                    if let (Ok(mut r), Ok(d)) = (results.lock(), data) {
+                        r[i] = Some(d);
+                    }
+                },
+            );
+            assert!(issues.is_empty(), "{name}: {issues:?}");
+            let results = results.into_inner().expect("results");
+            for (k, topic) in [(0usize, 1i64), (1, 2)] {
+                let mut want: Vec<(u64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.0 == topic)
+                    .map(|r| (r.1 as u64, f64::from(r.2)))
+                    .collect();
+                want.sort_by_key(|w| w.0);
+                let data = results[k].as_ref().expect("loaded");
+                assert_eq!(data.times_ns.len(), want.len(), "{name} {topic}");
+                assert_eq!(
+                    progress[k].load(Ordering::Relaxed),
+                    want.len() as u64,
+                    "{name}: progress counts each message once"
+                );
+                let field = data.field("data").expect("data");
+                for (j, (t, v)) in want.iter().enumerate() {
+                    assert_eq!(data.times_ns[j], *t, "{name} {topic} {j}");
+                    assert_eq!(field.series.value(j), Some(*v), "{name} {topic} {j}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -435,7 +544,11 @@ mod tests {
         let windows: Vec<TimeWindow> = std::iter::once(None)
             .chain(cuts.iter().copied().map(Some))
             .zip(cuts.iter().copied().map(Some).chain(std::iter::once(None)))
-            .map(|(start_ns, end_ns)| TimeWindow { start_ns, end_ns })
+            .map(|(start_ns, end_ns)| TimeWindow {
+                start_ns,
+                end_ns,
+                tiled: true,
+            })
             .collect();
         // Disjoint, in order, covering everything.
         assert_eq!(windows.first().and_then(|w| w.start_ns), None);

@@ -23,8 +23,9 @@ pub struct TopicInfo {
     pub schema_name: String,
     /// Schema data.
     pub schema_data: Vec<u8>,
-    /// Messages on the topic in readable parts.
-    pub message_count: u64,
+    /// Messages on the topic in readable parts; `None` until counted: a rosbag2 SQLite file
+    /// stores no per-topic counts, and its topics are counted by loading them.
+    pub message_count: Option<u64>,
 }
 
 /// One part's state, in words.
@@ -139,6 +140,10 @@ pub struct TimeWindow {
     pub start_ns: Option<u64>,
     /// First log time excluded (`None`: to the end).
     pub end_ns: Option<u64>,
+    /// One of the windows [`DataSource::windows`] cut: together they cover all time, and they
+    /// are read together (see [`bag::ReadFilter::tiled`]); such a read may end in
+    /// [`Error::ReadAgain`].
+    pub tiled: bool,
 }
 
 impl TimeWindow {
@@ -146,13 +151,20 @@ impl TimeWindow {
     pub const ALL: TimeWindow = TimeWindow {
         start_ns: None,
         end_ns: None,
+        tiled: false,
+    };
+
+    /// The whole recording, as the one window [`DataSource::windows`] cut.
+    pub const TILED_ALL: TimeWindow = TimeWindow {
+        tiled: true,
+        ..Self::ALL
     };
 
     /// From `start_ns` to the end.
     pub fn starting_at(start_ns: u64) -> Self {
         TimeWindow {
             start_ns: Some(start_ns),
-            end_ns: None,
+            ..Self::ALL
         }
     }
 }
@@ -176,10 +188,11 @@ pub trait DataSource: Send + Sync {
 
     /// About `wanted` disjoint windows, in time order, that together cover every message and
     /// can be read independently at about `1 / wanted` of the cost of the whole (so loading can
-    /// read them on parallel workers). The default is one window.
+    /// read them on parallel workers). The default is one window. Each is
+    /// [tiled](TimeWindow::tiled).
     fn windows(&self, wanted: usize) -> Vec<TimeWindow> {
         let _ = wanted;
-        vec![TimeWindow::ALL]
+        vec![TimeWindow::TILED_ALL]
     }
 }
 
@@ -203,9 +216,11 @@ pub struct RecordingSource {
 }
 
 impl RecordingSource {
-    /// Opens a bag directory, `.mcap` file or rosbag2 directory and reads its summaries.
+    /// Opens a bag directory, `.mcap` file or rosbag2 directory and reads its summaries. A
+    /// rosbag2 SQLite file's topics are left uncounted: loading counts them, and counting
+    /// first would read the whole table one more time.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let reader = BagReader::open(path).map_err(|source| Error::Open {
+        let reader = BagReader::open_uncounted(path).map_err(|source| Error::Open {
             path: path.to_path_buf(),
             source,
         })?;
@@ -214,7 +229,7 @@ impl RecordingSource {
             let spec = &c.spec;
             // The same topic can appear as several channels (re-advertised); merge by name.
             if let Some(t) = topics.iter_mut().find(|t| t.topic == spec.topic) {
-                t.message_count += c.message_count;
+                t.message_count = t.message_count.zip(c.message_count).map(|(a, b)| a + b);
                 continue;
             }
             let (schema_encoding, schema_name, schema_data) = match &spec.schema {
@@ -327,6 +342,9 @@ impl DataSource for RecordingSource {
         if let Some(e) = window.end_ns {
             filter = filter.end_ns(e);
         }
+        if window.tiled {
+            filter = filter.tiled();
+        }
         let mut cursor = self
             .reader
             .messages(&filter)
@@ -356,6 +374,9 @@ impl DataSource for RecordingSource {
             if !keep_going {
                 break;
             }
+        }
+        if cursor.issues().iter().any(bag::ReadIssue::asks_reread) {
+            return Err(Error::ReadAgain);
         }
         Ok(cursor.issues().iter().map(ToString::to_string).collect())
     }
@@ -412,12 +433,14 @@ impl DataSource for RecordingSource {
             windows.push(TimeWindow {
                 start_ns: from,
                 end_ns: Some(b),
+                tiled: true,
             });
             from = Some(b);
         }
         windows.push(TimeWindow {
             start_ns: from,
             end_ns: None,
+            tiled: true,
         });
         windows
     }

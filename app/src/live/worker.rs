@@ -164,7 +164,7 @@ fn topic_info(spec: &ChannelSpec) -> TopicInfo {
         schema_encoding,
         schema_name,
         schema_data,
-        message_count: 0,
+        message_count: Some(0),
     }
 }
 

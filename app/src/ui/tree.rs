@@ -186,14 +186,15 @@ fn topics_ui(
                         (span > 0.0).then(|| (d.times_ns.len() - 1) as f64 / span)
                     })
                     .or_else(|| {
-                        (duration_s > 0.0).then(|| topic.message_count as f64 / duration_s)
+                        let n = topic.message_count?;
+                        (duration_s > 0.0).then(|| n as f64 / duration_s)
                     });
                 let rate = rate.map_or_else(String::new, |r| format!(", {r:.1} Hz"));
-                ui.label(
-                    RichText::new(format!("{} msgs{rate}", topic.message_count))
-                        .small()
-                        .weak(),
-                )
+                // A rosbag2 SQLite file stores no per-topic counts: loading counts them.
+                let count = topic
+                    .message_count
+                    .map_or_else(|| "counting".to_owned(), |n| format!("{n} msgs"));
+                ui.label(RichText::new(format!("{count}{rate}")).small().weak())
                 .on_hover_text(format!(
                     "type {}\nschema {} ({})\nencoding {}",
                     topic.type_name,
@@ -201,7 +202,7 @@ fn topics_ui(
                     topic.schema_encoding,
                     topic.message_encoding
                 ));
-                if topic.message_count == 0 {
+                if topic.message_count == Some(0) {
                     badge(
                         ui,
                         "no messages",
@@ -214,9 +215,15 @@ fn topics_ui(
                         badge(ui, "decode error", theme::DECODE_ERROR, &e.report());
                     }
                     Some(TopicState::Loading) => {
-                        let (done, total) = recording.topic_progress(i).unwrap_or((0, 0));
-                        let pct = (100 * done).checked_div(total).unwrap_or(0);
-                        ui.label(RichText::new(format!("loading {pct}%")).small().weak());
+                        let text = match recording.topic_progress(i) {
+                            Some((done, Some(total))) => {
+                                let pct = (100 * done).checked_div(total).unwrap_or(0);
+                                format!("loading {pct}%")
+                            }
+                            Some((done, None)) => format!("loading, {done} read"),
+                            None => "loading".to_owned(),
+                        };
+                        ui.label(RichText::new(text).small().weak());
                     }
                     _ => {}
                 }

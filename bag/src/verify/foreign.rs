@@ -138,7 +138,7 @@ pub(crate) fn sqlite_report(path: &Path, part: &str, size_bytes: u64) -> Report 
         );
         return report;
     }
-    let scan = match crate::sqlite_part::SqliteScan::scan(path) {
+    let scan = match crate::sqlite_part::SqliteScan::scan(path, true) {
         Ok(scan) => scan,
         Err(e) => {
             error(
@@ -154,7 +154,7 @@ pub(crate) fn sqlite_report(path: &Path, part: &str, size_bytes: u64) -> Report 
     report.message_count = scan.message_count;
     report.log_time_range_ns = range(scan.time_range_ns);
     let mut per_topic: BTreeMap<u16, u64> = BTreeMap::new();
-    for (id, count) in &scan.channel_counts {
+    for (id, count) in scan.channel_counts.iter().flatten() {
         per_topic.insert(*id, *count);
     }
     for (id, spec) in &scan.channels {

@@ -67,7 +67,8 @@ impl Report {
                 c.spec.type_name().to_string(),
                 c.spec.message_encoding.clone(),
             );
-            *per_topic.entry(key).or_insert(0) += c.message_count;
+            // `BagReader::open` counts every channel.
+            *per_topic.entry(key).or_insert(0) += c.message_count.unwrap_or_default();
         }
         let topics = per_topic
             .into_iter()
