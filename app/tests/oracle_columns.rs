@@ -146,3 +146,47 @@ fn ros1_recordings_load_every_leaf_exactly() {
 fn protobuf_recordings_load_every_leaf_exactly() {
     every_file("protobuf-mcap");
 }
+
+/// A rosbag2 SQLite file stores no per-topic counts: the scope opens it without a counting pass
+/// (its topics say so, `None`), and loading counts them: afterwards each topic's count is the
+/// messages `expected.json` lists for it, and what `bag info` counts (`BagReader::open`).
+#[test]
+fn rosbag2_sqlite_topics_are_counted_by_loading_them() {
+    let Some(root) = oracle_dir("rosbag2-sqlite3") else {
+        return;
+    };
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).expect("read"))
+            .expect("json");
+    for (name, file) in expected["files"].as_object().expect("files") {
+        let path = root.join(name);
+        let source = RecordingSource::open(&path).expect("open");
+        assert!(
+            source
+                .summary()
+                .topics
+                .iter()
+                .all(|t| t.message_count.is_none()),
+            "{name}: counted at open"
+        );
+        let mut listed: HashMap<String, u64> = HashMap::new();
+        for m in file["messages"].as_array().expect("messages") {
+            *listed
+                .entry(m["topic"].as_str().expect("topic").to_string())
+                .or_insert(0) += 1;
+        }
+        let counted = bag::BagReader::open(&path).expect("open counted");
+        let recording = common::load_recording(&path);
+        for topic in &recording.summary().topics {
+            let want = listed.get(&topic.topic).copied().unwrap_or(0);
+            assert_eq!(topic.message_count, Some(want), "{name} {}", topic.topic);
+            let by_bag: u64 = counted
+                .channels()
+                .iter()
+                .filter(|c| c.spec.topic == topic.topic)
+                .map(|c| c.message_count.expect("counted"))
+                .sum();
+            assert_eq!(by_bag, want, "{name} {}", topic.topic);
+        }
+    }
+}

@@ -190,10 +190,13 @@ fn topics_ui(
                         (duration_s > 0.0).then(|| n as f64 / duration_s)
                     });
                 let rate = rate.map_or_else(String::new, |r| format!(", {r:.1} Hz"));
-                // A rosbag2 SQLite file stores no per-topic counts: loading counts them.
-                let count = topic
-                    .message_count
-                    .map_or_else(|| "counting".to_owned(), |n| format!("{n} msgs"));
+                // A rosbag2 SQLite file stores no per-topic counts: loading counts them (a topic
+                // that does not decode is not loaded, and stays uncounted).
+                let count = match topic.message_count {
+                    Some(n) => format!("{n} msgs"),
+                    None if recording.loaded() => "not counted".to_owned(),
+                    None => "counting".to_owned(),
+                };
                 ui.label(RichText::new(format!("{count}{rate}")).small().weak())
                 .on_hover_text(format!(
                     "type {}\nschema {} ({})\nencoding {}",
