@@ -581,7 +581,8 @@ struct Head {
     publish_time: u64,
     /// The payload, copied (sources that cannot lend it).
     data: Vec<u8>,
-    /// The payload's place in a [`ChunkCursor`]'s buffer (sources that lend it).
+    /// Lent by the source: the payload's place in a [`ChunkCursor`]'s buffer, or (any range)
+    /// held by a SQLite cursor as its last message.
     lent: Option<std::ops::Range<usize>>,
 }
 
@@ -595,8 +596,19 @@ impl Head {
         self.lent = Some(entry.data);
     }
 
-    /// Makes a message of a format with one time per message and no sequence (ROS 1 bags,
-    /// rosbag2 SQLite) the head, its payload copied: the publish time is the log time.
+    /// Makes a message of a format with one time per message and no sequence (rosbag2 SQLite)
+    /// the head, its payload held by the source until it moves on (see [`PartCursor::data`]):
+    /// the publish time is the log time.
+    fn set_held(&mut self, channel: usize, log_time: u64) {
+        self.channel = channel;
+        self.sequence = 0;
+        self.log_time = log_time;
+        self.publish_time = log_time;
+        self.lent = Some(0..0);
+    }
+
+    /// Makes a message of a format with one time per message and no sequence (ROS 1 bags) the
+    /// head, its payload copied: the publish time is the log time.
     fn set_copied(&mut self, channel: usize, log_time: u64, data: &[u8]) {
         self.channel = channel;
         self.sequence = 0;
@@ -663,6 +675,7 @@ impl PartCursor {
     fn data(&self) -> &[u8] {
         match (&self.source, &self.head.lent) {
             (Source::Chunks(chunks), Some(range)) => chunks.buf.get(range.clone()).unwrap_or(&[]),
+            (Source::Sqlite(sqlite), Some(_)) => sqlite.payload(),
             _ => &self.head.data,
         }
     }
@@ -800,7 +813,8 @@ impl<'r> MessageCursor<'r> {
                     match cursor_sqlite.next(&index.topic_ids, wants(ids, &self.wanted)) {
                         Ok(Some(m)) => {
                             let channel = ids.get(m.channel).unwrap_or(0);
-                            cursor.head.set_copied(channel, m.log_time_ns, m.data);
+                            // The payload stays in the cursor's page until it moves on.
+                            cursor.head.set_held(channel, m.log_time_ns);
                             Ok(true)
                         }
                         Ok(None) => Ok(false),
