@@ -644,11 +644,12 @@ fn take_rows(
             Err(e) => return Err(sqlite("read the messages")(e)),
         };
         // Read as references: no conversion layer per value (a row is four values and the
-        // table has millions).
+        // table has millions), and without asking SQLite each time how many columns the page
+        // query has (its four are fixed, so `get_ref_unwrap` cannot panic).
         let int = |i: usize| -> Result<i64, SqliteError> {
-            row.get_ref(i)
-                .and_then(|v| Ok(v.as_i64()?))
-                .map_err(sqlite("read the messages"))
+            row.get_ref_unwrap(i)
+                .as_i64()
+                .map_err(|e| sqlite("read the messages")(e.into()))
         };
         let timestamp = int(2)?;
         let id = int(0)?;
@@ -656,7 +657,7 @@ fn take_rows(
             taken.past_end = Some(id);
             break;
         }
-        let (data, size) = match row.get_ref(3).map_err(sqlite("read the messages"))? {
+        let (data, size) = match row.get_ref_unwrap(3) {
             ValueRef::Blob(b) => {
                 let start = page_bytes.len();
                 page_bytes.extend_from_slice(b);
