@@ -40,7 +40,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::format::MAX_RECORD_BYTES;
@@ -373,8 +373,8 @@ impl SqliteScan {
 
     /// The total and the time range without a pass: SQLite counts a table's rows from its
     /// b-tree pages and finds the least and greatest timestamp at the ends of the timestamp
-    /// index. A file with a negative timestamp is read by time (those rows are reported as
-    /// they come).
+    /// index. A file with a negative timestamp is read by time, as a counted one is: rows with
+    /// a negative timestamp lie before every window and are not read (they are in the total).
     fn total(&mut self, conn: &Connection) -> Result<(), SqliteError> {
         // One query each: SQLite answers MIN or MAX alone from the index's ends, but scans the
         // table for both in one query.
@@ -892,11 +892,7 @@ impl SqliteCursor {
                     })
                 },
             )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
+            .optional()
             .map_err(sqlite("read the messages"))
     }
 
@@ -921,11 +917,7 @@ impl SqliteCursor {
                 [t],
                 |row| row.get(0),
             )
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
+            .optional()
             .map_err(sqlite("read the messages"))
     }
 
