@@ -64,6 +64,10 @@ fn narrow(v: f64) -> Option<f32> {
 pub trait Sample: Copy + PartialOrd + Send + Sync + 'static {
     /// The absent value.
     const NAN: Self;
+    /// Positive infinity (where a running minimum starts).
+    const INFINITY: Self;
+    /// Negative infinity (where a running maximum starts).
+    const NEG_INFINITY: Self;
     /// Widens to `f64` ([`DATA_NAN`] stays one).
     fn to_f64(self) -> f64;
     /// True for a finite value.
@@ -72,6 +76,8 @@ pub trait Sample: Copy + PartialOrd + Send + Sync + 'static {
 
 impl Sample for f32 {
     const NAN: Self = f32::NAN;
+    const INFINITY: Self = f32::INFINITY;
+    const NEG_INFINITY: Self = f32::NEG_INFINITY;
     #[inline]
     fn to_f64(self) -> f64 {
         if self.is_nan() {
@@ -94,6 +100,8 @@ impl Sample for f32 {
 
 impl Sample for f64 {
     const NAN: Self = f64::NAN;
+    const INFINITY: Self = f64::INFINITY;
+    const NEG_INFINITY: Self = f64::NEG_INFINITY;
     #[inline]
     fn to_f64(self) -> f64 {
         self
@@ -278,11 +286,13 @@ impl<T: Sample> Typed<T> {
     /// What samples `lo..hi` hold, read from the pyramid: O(FANOUT x levels), not O(hi - lo).
     pub fn summary(&self, lo: usize, hi: usize) -> Summary {
         let hi = hi.min(self.values.len());
-        let mut acc: Option<(T, T)> = None;
-        let mut flags = 0u8;
         if lo >= hi {
             return Summary::default();
         }
+        // A running min and max from the infinities: a finite value always replaces them, so
+        // min > max at the end says nothing finite was met.
+        let mut acc = (T::INFINITY, T::NEG_INFINITY);
+        let mut flags = 0u8;
         let (mut lo, mut hi) = (lo, hi);
         // Level 0 is raw values; level k >= 1 is `levels[k - 1]`.
         let mut level = 0usize;
@@ -306,17 +316,33 @@ impl<T: Sample> Typed<T> {
             hi = hi_up;
             level += 1;
         }
+        let (min, max) = acc;
         Summary {
-            min_max: acc.map(|(a, b)| (a.to_f64(), b.to_f64())),
+            min_max: (min <= max).then(|| (min.to_f64(), max.to_f64())),
             flags,
         }
     }
 
-    fn scan(&self, level: usize, lo: usize, hi: usize, acc: &mut Option<(T, T)>, flags: &mut u8) {
+    /// Folds `lo..hi` of `level` into the running (min, max) `acc` and `flags`: raw values
+    /// when finite (the others into `flags`), pyramid pairs as they are (a NaN pair, a block
+    /// with nothing finite, compares false and changes nothing). The comparisons are those of
+    /// [`fold`], in the same order, so the result is the same to the sign of a zero.
+    #[inline]
+    fn scan(&self, level: usize, lo: usize, hi: usize, acc: &mut (T, T), flags: &mut u8) {
+        let (mut min, mut max) = *acc;
         if level == 0 {
             if let Some(s) = self.values.get(lo..hi) {
                 for &v in s {
-                    fold_value(acc, flags, v);
+                    if v.finite() {
+                        if v < min {
+                            min = v;
+                        }
+                        if v > max {
+                            max = v;
+                        }
+                    } else {
+                        *flags |= flag_of(v.to_f64());
+                    }
                 }
             }
         } else if let (Some(s), Some(f)) = (
@@ -324,10 +350,16 @@ impl<T: Sample> Typed<T> {
             self.flags.get(level - 1).and_then(|l| l.get(lo..hi)),
         ) {
             for &(a, b) in s {
-                fold(acc, a, b);
+                if a < min {
+                    min = a;
+                }
+                if b > max {
+                    max = b;
+                }
             }
             *flags |= f.iter().fold(0, |a, &b| a | b);
         }
+        *acc = (min, max);
     }
 
     /// Finite min and max of block `j` of pyramid level `k` (blocks of `FANOUT^(k+1)`
