@@ -52,9 +52,9 @@ fn gappy(n: usize) -> (Vec<u64>, Series) {
     (times, b.finish())
 }
 
-/// A sparse topic over the same span: one sample in 1,000 at irregular times.
-fn sparse(n: usize, span_ns: u64) -> (Vec<u64>, Series) {
-    let m = (n / 1_000).max(4);
+/// A second topic over the same span, `m` samples at irregular times.
+fn second_topic(m: usize, span_ns: u64) -> (Vec<u64>, Series) {
+    let m = m.max(4);
     let times: Vec<u64> = (0..m as u64)
         .map(|i| i * span_ns / m as u64 + (i * 7_919) % 1_000)
         .collect();
@@ -64,6 +64,10 @@ fn sparse(n: usize, span_ns: u64) -> (Vec<u64>, Series) {
     }
     (times, b.finish())
 }
+
+/// Samples of the slow topic drawn beside the dense one: fewer than the plot has pixel
+/// columns at every size, so it draws as steps and lone points, as a slow topic does.
+const SLOW_SAMPLES: usize = 500;
 
 /// One full egui frame: a plot of the given traces (lines and points), run and tessellated.
 fn frame(ctx: &egui::Context, traces: &[&Trace<PlotPoint>]) -> usize {
@@ -108,36 +112,43 @@ fn frames(c: &mut Criterion) {
     for n in [10_000usize, 100_000_000] {
         let (times, series) = gappy(n);
         let span_ns = times.last().copied().unwrap_or(1);
-        let (sparse_times, sparse_series) = sparse(n, span_ns);
         let levels = time_levels(&times);
-        let sparse_levels = time_levels(&sparse_times);
-        let (gap, sparse_gap) = (gap_threshold(&times), gap_threshold(&sparse_times));
+        let gap = gap_threshold(&times);
         let window = Window::new(0, (0.0, span_ns as f64 / 1e9), WIDTH_PX).expect("window");
-        let (mut dense, mut few) = (Trace::default(), Trace::default());
-        group.bench_function(format!("envelope/{n}"), |b| {
-            b.iter(|| {
-                // Worst case: the window moved, so both traces are recomputed every frame.
-                trace(
-                    &times,
-                    &levels,
-                    &series,
-                    gap,
-                    &window,
-                    Draw::Linear,
-                    &mut dense,
-                );
-                trace(
-                    &sparse_times,
-                    &sparse_levels,
-                    &sparse_series,
-                    sparse_gap,
-                    &window,
-                    Draw::Step,
-                    &mut few,
-                );
-                black_box(frame(&ctx, &[&dense, &few]))
+        // Beside the dense topic: `envelope` a slow topic (the same drawing at both sizes,
+        // so the ratio is the cost of the samples alone); `envelope_thinned` a topic of one
+        // sample in 1,000 of the dense one's count (10 samples at 10k, 100,000 filling every
+        // column at 100M: more to draw at the larger size).
+        for (name, m) in [("envelope", SLOW_SAMPLES), ("envelope_thinned", n / 1_000)] {
+            let (other_times, other_series) = second_topic(m, span_ns);
+            let other_levels = time_levels(&other_times);
+            let other_gap = gap_threshold(&other_times);
+            let (mut dense, mut other) = (Trace::default(), Trace::default());
+            group.bench_function(format!("{name}/{n}"), |b| {
+                b.iter(|| {
+                    // Worst case: the window moved, so both traces are recomputed every frame.
+                    trace(
+                        &times,
+                        &levels,
+                        &series,
+                        gap,
+                        &window,
+                        Draw::Linear,
+                        &mut dense,
+                    );
+                    trace(
+                        &other_times,
+                        &other_levels,
+                        &other_series,
+                        other_gap,
+                        &window,
+                        Draw::Step,
+                        &mut other,
+                    );
+                    black_box(frame(&ctx, &[&dense, &other]))
+                });
             });
-        });
+        }
     }
     for n in [1_000_000usize, 10_000_000] {
         let (times, series) = gappy(n);
