@@ -53,6 +53,26 @@ pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
     Ok(names)
 }
 
+/// The entries of `dir` that are parts compressed whole (rosbag2's `compression_mode: file`
+/// writes `NAME.db3.zstd` or `NAME.mcap.zstd`), which are not read: (name, compression).
+pub(crate) fn compressed_parts(dir: &Path) -> Result<Vec<(String, &'static str)>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
+    let mut found: Vec<(String, &'static str)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|n| {
+            let (stem, format) = if let Some(stem) = n.strip_suffix(".zstd") {
+                (stem, "zstd")
+            } else {
+                (n.strip_suffix(".lz4")?, "lz4")
+            };
+            (stem.ends_with(".mcap") || stem.ends_with(".db3")).then(|| (n.clone(), format))
+        })
+        .collect();
+    found.sort_by_cached_key(|(n, _)| part_sort_key(n));
+    Ok(found)
+}
+
 /// Opens `path` for reading if it is, or links to, a regular file. Anything else is an error of
 /// kind [`std::io::ErrorKind::InvalidInput`] that names what was found ("a FIFO (named pipe)").
 ///

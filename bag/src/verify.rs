@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
 #[cfg(test)]
 use crate::layout::part_sort_key;
-use crate::layout::{discover_parts, open_regular};
+use crate::layout::{compressed_parts, discover_parts, open_regular};
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
@@ -185,7 +185,24 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         let size = std::fs::metadata(&file).map_or(0, |m| m.len());
         bag.parts.push(foreign::sqlite_report(&file, name, size));
     }
-    if parts.is_empty() && sqlite.is_empty() {
+    // Parts compressed whole are not checked (nor read): say so, by name.
+    let compressed =
+        compressed_parts(path).map_err(|e| io_err(std::io::Error::other(e.detail())))?;
+    for (name, format) in &compressed {
+        bag.findings.push(Finding {
+            severity: Severity::Error,
+            part: name.clone(),
+            offset: 0,
+            offset_in_chunk: None,
+            record: "file",
+            expected: "a part stored uncompressed".to_owned(),
+            found: format!(
+                "a file compressed whole with {format} (rosbag2 `compression_mode: file`), not \
+                 checked: decompress it (`{format} -d`) and verify the result"
+            ),
+        });
+    }
+    if parts.is_empty() && sqlite.is_empty() && compressed.is_empty() {
         bag.findings.push(Finding {
             severity: Severity::Error,
             part: bag.path.clone(),

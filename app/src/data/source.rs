@@ -260,7 +260,7 @@ impl RecordingSource {
                         damage.offset, damage.what, p.message_count
                     ),
                     PartStatus::Missing => "listed in metadata.yaml but not on disk".to_owned(),
-                    PartStatus::Garbage { what } => format!("not an MCAP file: {what}"),
+                    PartStatus::Garbage { what } => format!("the file {what}"),
                 },
                 message_count: p.message_count,
                 time_range_ns: p.time_range_ns,

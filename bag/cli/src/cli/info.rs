@@ -158,10 +158,9 @@ impl Report {
                     "{} is listed in metadata.yaml but missing on disk: its messages are lost.",
                     part.name
                 )),
-                PartStatus::Garbage { what } => gaps.push(format!(
-                    "{} is not a readable MCAP file ({what}): skipped.",
-                    part.name
-                )),
+                PartStatus::Garbage { what } => {
+                    gaps.push(format!("{} cannot be read: it {what}; skipped.", part.name))
+                }
             }
         }
         let damaged = !gaps.is_empty();
