@@ -545,6 +545,12 @@ impl Recording {
         }
     }
 
+    /// Whether any message has a time: not for a recording without messages, nor a capture
+    /// before its first message ([`Recording::t0_ns`] is then 0, which is no time of it).
+    pub fn has_time(&self) -> bool {
+        self.summary().time_range_ns.is_some() || self.second_range_ns().is_some()
+    }
+
     /// The last log time; with a second recording, the later of the two ends.
     pub fn t1_ns(&self) -> u64 {
         let own = self.summary().time_range_ns.map(|r| r.1);

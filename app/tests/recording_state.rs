@@ -203,3 +203,18 @@ fn a_recording_of_text_opens_on_the_log_view_instead_of_an_empty_plot_area() {
         .map_or(0, |l| l.lines.len());
     assert_eq!(lines, 10, "every /rosout message is a line");
 }
+
+#[test]
+fn a_recording_without_messages_shows_no_time_rather_than_the_epoch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = dir.path().join("empty");
+    bag::BagWriter::create(&bag, bag::WriteOptions::new())
+        .expect("create")
+        .close()
+        .expect("close");
+    let h = common::open_with_dialog(bag);
+    assert!(!h.state().recording().expect("open").has_time());
+    h.get_by_label("t = -");
+    assert!(h.query_by_label_contains("1970").is_none());
+    assert!(h.query_by_label_contains("t = 0.000 s").is_none());
+}

@@ -91,13 +91,18 @@ pub fn timeline_ui(
                 .suffix("x"),
         );
         ui.separator();
-        ui.monospace(format!("t = {}", format_relative(playback.playhead_ns, t0)));
-        ui.separator();
-        // Whole on one row (the row wraps before it, never inside it).
-        ui.add(
-            egui::Label::new(egui::RichText::new(format_utc(playback.playhead_ns)).monospace())
-                .wrap_mode(egui::TextWrapMode::Extend),
-        );
+        if recording.has_time() {
+            ui.monospace(format!("t = {}", format_relative(playback.playhead_ns, t0)));
+            ui.separator();
+            // Whole on one row (the row wraps before it, never inside it).
+            ui.add(
+                egui::Label::new(egui::RichText::new(format_utc(playback.playhead_ns)).monospace())
+                    .wrap_mode(egui::TextWrapMode::Extend),
+            );
+        } else {
+            // No message, so no time: not 0 s at 1970-01-01.
+            ui.monospace("t = -");
+        }
     });
     let height = 26.0;
     let (rect, response) =
