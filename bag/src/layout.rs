@@ -53,24 +53,16 @@ pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// The entries of `dir` that are parts compressed whole (rosbag2's `compression_mode: file`
-/// writes `NAME.db3.zstd` or `NAME.mcap.zstd`), which are not read: (name, compression).
-pub(crate) fn compressed_parts(dir: &Path) -> Result<Vec<(String, &'static str)>> {
-    let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
-    let mut found: Vec<(String, &'static str)> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter_map(|n| {
-            let (stem, format) = if let Some(stem) = n.strip_suffix(".zstd") {
-                (stem, "zstd")
-            } else {
-                (n.strip_suffix(".lz4")?, "lz4")
-            };
-            (stem.ends_with(".mcap") || stem.ends_with(".db3")).then(|| (n.clone(), format))
-        })
-        .collect();
-    found.sort_by_cached_key(|(n, _)| part_sort_key(n));
-    Ok(found)
+/// The compression of a part file stored compressed whole, by its name: rosbag2's
+/// `compression_mode: file` writes `NAME.db3.zstd` or `NAME.mcap.zstd` (or `.lz4`). Such files
+/// are not read.
+pub(crate) fn compressed_whole(name: &str) -> Option<&'static str> {
+    let (stem, format) = if let Some(stem) = name.strip_suffix(".zstd") {
+        (stem, "zstd")
+    } else {
+        (name.strip_suffix(".lz4")?, "lz4")
+    };
+    (stem.ends_with(".mcap") || stem.ends_with(".db3")).then_some(format)
 }
 
 /// Opens `path` for reading if it is, or links to, a regular file. Anything else is an error of

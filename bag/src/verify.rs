@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
 #[cfg(test)]
 use crate::layout::part_sort_key;
-use crate::layout::{compressed_parts, discover_parts, open_regular};
+use crate::layout::{discover_parts, open_regular};
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
@@ -185,34 +185,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         let size = std::fs::metadata(&file).map_or(0, |m| m.len());
         bag.parts.push(foreign::sqlite_report(&file, name, size));
     }
-    // Parts compressed whole are not checked (nor read): say so, by name.
-    let compressed =
-        compressed_parts(path).map_err(|e| io_err(std::io::Error::other(e.detail())))?;
-    for (name, format) in &compressed {
-        bag.findings.push(Finding {
-            severity: Severity::Error,
-            part: name.clone(),
-            offset: 0,
-            offset_in_chunk: None,
-            record: "file",
-            expected: "a part stored uncompressed".to_owned(),
-            found: format!(
-                "a file compressed whole with {format} (rosbag2 `compression_mode: file`), not \
-                 checked: decompress it (`{format} -d`) and verify the result"
-            ),
-        });
-    }
-    if parts.is_empty() && sqlite.is_empty() && compressed.is_empty() {
-        bag.findings.push(Finding {
-            severity: Severity::Error,
-            part: bag.path.clone(),
-            offset: 0,
-            offset_in_chunk: None,
-            record: "bag",
-            expected: "at least one *.mcap part in the directory".to_owned(),
-            found: "none".to_owned(),
-        });
-    }
+    let no_parts = parts.is_empty() && sqlite.is_empty();
     for part_path in parts {
         match stream_part(&part_path, options) {
             Ok(report) => bag.parts.push(report),
@@ -227,7 +200,19 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             }),
         }
     }
-    index::check_index(path, &mut bag);
+    let compressed = index::check_index(path, &mut bag);
+    // Parts the index lists compressed whole were named as not checked: the bag has parts.
+    if no_parts && compressed == 0 {
+        bag.findings.push(Finding {
+            severity: Severity::Error,
+            part: bag.path.clone(),
+            offset: 0,
+            offset_in_chunk: None,
+            record: "bag",
+            expected: "at least one *.mcap part in the directory".to_owned(),
+            found: "none".to_owned(),
+        });
+    }
     Ok(bag)
 }
 

@@ -56,7 +56,9 @@ fn a_file_compressed_whole_says_it_is_compressed_and_how_to_read_it() {
         let dir = tmp.path().join(format);
         std::fs::create_dir(&dir).unwrap();
         let file = format!("rec_0.db3.{format}");
-        std::fs::write(dir.join(&file), frame).unwrap();
+        std::fs::write(dir.join(&file), &frame).unwrap();
+        // A compressed copy the index does not list is no part: not read, not a finding.
+        std::fs::write(dir.join(format!("stray.mcap.{format}")), &frame).unwrap();
         std::fs::write(
             dir.join("metadata.yaml"),
             format!(
@@ -96,6 +98,10 @@ fn a_file_compressed_whole_says_it_is_compressed_and_how_to_read_it() {
         );
         assert!(
             !findings.iter().any(|f| f.contains("*.mcap part")),
+            "{findings:?}"
+        );
+        assert!(
+            !findings.iter().any(|f| f.contains("stray")),
             "{findings:?}"
         );
     }

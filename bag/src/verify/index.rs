@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::report::{BagReport, Finding, Severity};
+use crate::layout::compressed_whole;
 use crate::metadata::{METADATA_FILE, Metadata, PartState};
 
 fn finding(severity: Severity, record: &'static str, expected: String, found: String) -> Finding {
@@ -20,11 +21,13 @@ fn finding(severity: Severity, record: &'static str, expected: String, found: St
 
 /// Adds findings where `dir/metadata.yaml` disagrees with the verified parts: files listed but
 /// absent or present but unlisted, per-part and total counts, time ranges, per-topic counts, and
-/// part states. Does nothing when the directory has no index.
-pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
+/// part states. Does nothing when the directory has no index. Returns how many listed parts
+/// are stored compressed whole (rosbag2's `compression_mode: file`): each is named as not
+/// checked.
+pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
     let index_path = dir.join(METADATA_FILE);
     if !index_path.exists() {
-        return;
+        return 0;
     }
     let metadata = match Metadata::load(&index_path) {
         Ok(m) => m,
@@ -35,7 +38,7 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
                 "a parseable rosbag2 metadata.yaml".into(),
                 e.detail(),
             ));
-            return;
+            return 0;
         }
     };
     let info = &metadata.rosbag2_bagfile_information;
@@ -49,14 +52,32 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
     listed.extend(info.files.iter().map(|f| f.path.as_str()));
     let mut findings = Vec::new();
 
+    let mut compressed = 0;
     for name in &listed {
-        if !verified.contains_key(name) && !dir.join(name).exists() {
+        if verified.contains_key(name) {
+            continue;
+        }
+        if !dir.join(name).exists() {
             findings.push(finding(
                 Severity::Error,
                 "relative_file_paths",
                 format!("part {name} on disk"),
                 "no such file".into(),
             ));
+        } else if let Some(format) = compressed_whole(name) {
+            compressed += 1;
+            findings.push(Finding {
+                part: (*name).to_owned(),
+                ..finding(
+                    Severity::Error,
+                    "file",
+                    "a part stored uncompressed".into(),
+                    format!(
+                        "a file compressed whole with {format} (rosbag2 `compression_mode: \
+                         file`), not checked: decompress it (`{format} -d`) and verify the result"
+                    ),
+                )
+            });
         }
     }
     for name in verified.keys() {
@@ -208,4 +229,5 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
         }
     }
     bag.findings.extend(findings);
+    compressed
 }
