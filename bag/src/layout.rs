@@ -53,6 +53,18 @@ pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
     Ok(names)
 }
 
+/// The compression a file starting with `magic` is stored in whole (a zstd or LZ4 frame), as
+/// rosbag2 writes each file with `compression_mode: file`; `None` for anything else.
+pub(crate) fn whole_file_compression(magic: &[u8]) -> Option<&'static str> {
+    const ZSTD_FRAME: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+    const LZ4_FRAME: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
+    match magic.get(..4)? {
+        m if m == ZSTD_FRAME => Some("zstd"),
+        m if m == LZ4_FRAME => Some("lz4"),
+        _ => None,
+    }
+}
+
 /// The compression of a part file stored compressed whole, by its name: rosbag2's
 /// `compression_mode: file` writes `NAME.db3.zstd` or `NAME.mcap.zstd` (or `.lz4`). Such files
 /// are not read.

@@ -148,18 +148,6 @@ pub struct PartInfo {
     pub(crate) global_ids: ChannelMap,
 }
 
-/// The compression a file starting with `magic` is stored in whole (a zstd or LZ4 frame), as
-/// rosbag2 writes each file with `compression_mode: file`; `None` for anything else.
-fn whole_file_compression(magic: &[u8]) -> Option<&'static str> {
-    const ZSTD_FRAME: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-    const LZ4_FRAME: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
-    match magic.get(..4)? {
-        m if m == ZSTD_FRAME => Some("zstd"),
-        m if m == LZ4_FRAME => Some("lz4"),
-        _ => None,
-    }
-}
-
 impl PartInfo {
     /// Whether this part is a ROS 1 `.bag` (recognised by its magic, whatever its name): read
     /// as far as it goes, never rewritten by `bag reindex`, which repairs MCAP parts only.
@@ -251,7 +239,7 @@ impl PartInfo {
             return Self::from_sqlite(name, path, listed, size, count);
         }
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
-            let what = match whole_file_compression(&magic) {
+            let what = match crate::layout::whole_file_compression(&magic) {
                 Some(format) => format!(
                     "is a {format}-compressed file (rosbag2 `compression_mode: file` stores \
                      each file compressed whole), which is not read compressed: decompress it \

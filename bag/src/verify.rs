@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
 #[cfg(test)]
 use crate::layout::part_sort_key;
-use crate::layout::{discover_parts, open_regular};
+use crate::layout::{discover_parts, open_regular, whole_file_compression};
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
@@ -162,6 +162,19 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             bag.checked = Some(foreign::SQLITE_CHECKED.to_owned());
             bag.parts
                 .push(foreign::sqlite_report(path, &name, meta.len()));
+        } else if let Some(format) = whole_file_compression(&head(path, 4)) {
+            bag.findings.push(Finding {
+                severity: Severity::Error,
+                part: name,
+                offset: 0,
+                offset_in_chunk: None,
+                record: "file",
+                expected: "a recording stored uncompressed".to_owned(),
+                found: format!(
+                    "a file compressed whole with {format}, not checked: decompress it \
+                     (`{format} -d`) and verify the result"
+                ),
+            });
         } else {
             bag.parts.push(verify_file_with(path, options)?);
         }
@@ -219,12 +232,18 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
 /// Whether the regular file at `path` starts with `magic` (unreadable: no, and the MCAP check
 /// reports why).
 fn starts_with(path: &Path, magic: &[u8]) -> bool {
+    head(path, magic.len()) == magic
+}
+
+/// The first `n` bytes of the regular file at `path` (fewer when it is shorter, none when it
+/// cannot be read).
+fn head(path: &Path, n: usize) -> Vec<u8> {
     use std::io::Read;
-    let mut head = Vec::with_capacity(magic.len());
-    open_regular(path)
-        .and_then(|file| file.take(magic.len() as u64).read_to_end(&mut head))
-        .is_ok()
-        && head == magic
+    let mut head = Vec::with_capacity(n);
+    match open_regular(path).and_then(|file| file.take(n as u64).read_to_end(&mut head)) {
+        Ok(_) => head,
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Opens a part (if it is, or links to, a regular file) and checks it in one streaming pass.

@@ -104,5 +104,17 @@ fn a_file_compressed_whole_says_it_is_compressed_and_how_to_read_it() {
             !findings.iter().any(|f| f.contains("stray")),
             "{findings:?}"
         );
+        // The file alone: named as not checked, not as a file without the MCAP magic.
+        let alone = bag::verify::verify_path(&dir.join(&file)).unwrap();
+        assert!(!alone.is_valid());
+        assert!(
+            alone
+                .findings
+                .iter()
+                .any(|f| f.found.contains(&format!("compressed whole with {format}"))),
+            "{:?}",
+            alone.findings
+        );
+        assert!(alone.parts.is_empty(), "{:?}", alone.parts);
     }
 }
