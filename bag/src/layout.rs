@@ -65,18 +65,6 @@ pub(crate) fn whole_file_compression(magic: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// The compression of a part file stored compressed whole, by its name: rosbag2's
-/// `compression_mode: file` writes `NAME.db3.zstd` or `NAME.mcap.zstd` (or `.lz4`). Such files
-/// are not read.
-pub(crate) fn compressed_whole(name: &str) -> Option<&'static str> {
-    let (stem, format) = if let Some(stem) = name.strip_suffix(".zstd") {
-        (stem, "zstd")
-    } else {
-        (name.strip_suffix(".lz4")?, "lz4")
-    };
-    (stem.ends_with(".mcap") || stem.ends_with(".db3")).then_some(format)
-}
-
 /// Opens `path` for reading if it is, or links to, a regular file. Anything else is an error of
 /// kind [`std::io::ErrorKind::InvalidInput`] that names what was found ("a FIFO (named pipe)").
 ///

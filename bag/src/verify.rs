@@ -163,18 +163,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             bag.parts
                 .push(foreign::sqlite_report(path, &name, meta.len()));
         } else if let Some(format) = whole_file_compression(&head(path, 4)) {
-            bag.findings.push(Finding {
-                severity: Severity::Error,
-                part: name,
-                offset: 0,
-                offset_in_chunk: None,
-                record: "file",
-                expected: "a recording stored uncompressed".to_owned(),
-                found: format!(
-                    "a file compressed whole with {format}, not checked: decompress it \
-                     (`{format} -d`) and verify the result"
-                ),
-            });
+            bag.findings.push(compressed_whole(name, format));
         } else {
             bag.parts.push(verify_file_with(path, options)?);
         }
@@ -227,6 +216,23 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         });
     }
     Ok(bag)
+}
+
+/// The finding for a part stored compressed whole (rosbag2's `compression_mode: file`), which
+/// verify does not read.
+fn compressed_whole(part: String, format: &str) -> Finding {
+    Finding {
+        severity: Severity::Error,
+        part,
+        offset: 0,
+        offset_in_chunk: None,
+        record: "file",
+        expected: "a part stored uncompressed".to_owned(),
+        found: format!(
+            "a file compressed whole with {format} (as rosbag2 writes with `compression_mode: \
+             file`), not checked: decompress it (`{format} -d`) and verify the result"
+        ),
+    }
 }
 
 /// Whether the regular file at `path` starts with `magic` (unreadable: no, and the MCAP check

@@ -4,7 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::report::{BagReport, Finding, Severity};
-use crate::layout::compressed_whole;
+use super::{compressed_whole, head};
+use crate::layout::whole_file_compression;
 use crate::metadata::{METADATA_FILE, Metadata, PartState};
 
 fn finding(severity: Severity, record: &'static str, expected: String, found: String) -> Finding {
@@ -64,20 +65,9 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
                 format!("part {name} on disk"),
                 "no such file".into(),
             ));
-        } else if let Some(format) = compressed_whole(name) {
+        } else if let Some(format) = whole_file_compression(&head(&dir.join(name), 4)) {
             compressed += 1;
-            findings.push(Finding {
-                part: (*name).to_owned(),
-                ..finding(
-                    Severity::Error,
-                    "file",
-                    "a part stored uncompressed".into(),
-                    format!(
-                        "a file compressed whole with {format} (rosbag2 `compression_mode: \
-                         file`), not checked: decompress it (`{format} -d`) and verify the result"
-                    ),
-                )
-            });
+            findings.push(compressed_whole((*name).to_owned(), format));
         }
     }
     for name in verified.keys() {
