@@ -232,6 +232,7 @@ impl MsgSet {
         limits: &Limits,
     ) -> Result<(), DecodeError> {
         let (le, body) = encapsulation(bytes)?;
+        self.check_defined(body)?;
         let mut cur = Cur::new(body, HEADER);
         if le {
             self.walk::<Le>(self.root, &mut cur, root, sink, limits, 0, true)
@@ -390,6 +391,7 @@ impl MsgSet {
 
     pub(crate) fn tree(&self, bytes: &[u8], limits: &Limits) -> Result<Value, DecodeError> {
         let (le, body) = encapsulation(bytes)?;
+        self.check_defined(body)?;
         let mut cur = Cur::new(body, HEADER);
         let mut budget = MAX_TREE_VALUES;
         if le {

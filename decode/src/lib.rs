@@ -84,10 +84,12 @@ mod ros2idl;
 mod ros2msg;
 mod ros_flat;
 mod row;
+mod standard_types;
 mod value;
 
 pub use error::{DecodeError, ErrorClass};
 pub use leaves::{Leaf, LeafKind, Limits};
 pub use plan::{Decoded, Plan, SchemaSource, compile, compile_with};
 pub use row::{LeafSink, Row};
+pub use standard_types::STANDARD_TYPES_SOURCE;
 pub use value::{Scalar, Value};

@@ -126,6 +126,16 @@ pub fn compile_with(src: &SchemaSource<'_>, limits: Limits) -> Result<Plan, Deco
 }
 
 impl Plan {
+    /// ROS 2 types (as `pkg/Type`) the recording's schema did not define, decoded with the
+    /// [standard definitions built in](crate::STANDARD_TYPES_SOURCE) instead (the message type
+    /// itself first when it was one of them); empty for every other schema.
+    pub fn standard_types(&self) -> &[String] {
+        match &self.backend {
+            Backend::Cdr(set) => &set.standard,
+            _ => &[],
+        }
+    }
+
     /// The numeric leaves learned so far; a leaf's slot is its index here. Slots never change.
     ///
     /// Leaves are learned as messages show them (list elements, JSON keys, struct pointers), so
@@ -220,6 +230,8 @@ impl Plan {
                 Err(NotFlat::NotYet) => Flat::Pending(Some(leaves)),
                 Err(NotFlat::Never) => Flat::Never,
             },
+            // An undefined type's messages are checked one by one (MsgSet::check_defined).
+            Backend::Cdr(set) if set.undefined => Flat::Never,
             Backend::Ros1(set) | Backend::Cdr(set) => {
                 let framing = match &self.backend {
                     Backend::Ros1(_) => Framing::Ros1,

@@ -127,7 +127,7 @@ pub(crate) fn parse(schema_name: &str, text: &str) -> Result<MsgSet, DecodeError
         .position(|t| t.name == wanted)
         .or_else(|| (!p.types.is_empty()).then_some(0))
         .ok_or_else(|| DecodeError::bad_schema(schema_name, "no struct in the IDL"))?;
-    ros2msg::link(schema_name, p.types, root)
+    ros2msg::link(schema_name, p.types, root, true)
 }
 
 impl Parser {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use crate::error::DecodeError;
 use crate::leaves::LeafKind;
+use crate::standard_types::{self, STANDARD_TYPES_SOURCE};
 
 /// A fixed-size primitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,11 +103,39 @@ pub(crate) struct MsgType {
 pub(crate) struct MsgSet {
     pub(crate) types: Vec<MsgType>,
     pub(crate) root: usize,
+    /// Types the schema text lacked, taken from the [built-in standard
+    /// types](crate::standard_types) (the root first when it was one of them).
+    pub(crate) standard: Vec<String>,
+    /// The root's text was empty and names no standard type: a message without fields, or a
+    /// type the recording names without defining it (rosbag2 before Iron); a message longer
+    /// than an empty one tells which ([`MsgSet::check_defined`]).
+    pub(crate) undefined: bool,
 }
+
+/// Most bytes an empty ROS 2 message's CDR body takes: rosidl gives a message without fields
+/// one `uint8` member, padded to at most four bytes.
+const EMPTY_BODY_MAX: usize = 4;
 
 impl MsgSet {
     pub(crate) fn root_name(&self) -> &str {
         self.types.get(self.root).map_or("", |t| t.name.as_str())
+    }
+
+    /// Fails a message body longer than an empty message's when the root is
+    /// [`undefined`](MsgSet::undefined): its type has fields the recording does not define.
+    pub(crate) fn check_defined(&self, body: &[u8]) -> Result<(), DecodeError> {
+        if !self.undefined || body.len() <= EMPTY_BODY_MAX {
+            return Ok(());
+        }
+        Err(DecodeError::bad_schema(
+            self.root_name(),
+            format!(
+                "the recording holds no definition of this type (rosbag2 stored none before \
+                 Iron) and it is not one of the {STANDARD_TYPES_SOURCE} standard types built in, \
+                 yet this message carries {} bytes",
+                body.len()
+            ),
+        ))
     }
 }
 
@@ -188,6 +217,9 @@ pub(crate) fn parse_in(
     }];
     let mut expect_header = false;
     let mut field_count = 0usize;
+    // Whether the root's section has a field or constant line: rosbag2 before Iron stored no
+    // definitions, so its types arrive as a name with empty text.
+    let mut root_defined = false;
     for (n, raw_line) in text.lines().enumerate() {
         let line = raw_line.trim();
         let lineno = n + 1;
@@ -219,6 +251,7 @@ pub(crate) fn parse_in(
                 "line {lineno}: `---` separator: this is service or action text (.srv/.action), not a message definition"
             )));
         }
+        root_defined |= types.len() == 1;
         let Some(ty) = types.last_mut() else { continue };
         if let Some(field) = parse_line(line, package_of(&ty.name), dialect)
             .map_err(|e| bad(format!("line {lineno}: {e}")))?
@@ -230,7 +263,47 @@ pub(crate) fn parse_in(
             ty.fields.push(field);
         }
     }
-    link(schema_name, types, 0)
+    let standard = dialect == Dialect::Ros2;
+    // An empty root: a message without fields, or a type named and not defined; a standard
+    // type of that name is taken to be meant.
+    let mut root_from_standard = false;
+    if standard
+        && !root_defined
+        && let Some(raw) = standard_type(&root_name)
+    {
+        if let Some(root) = types.first_mut() {
+            *root = raw.map_err(bad)?;
+        }
+        root_from_standard = true;
+    }
+    let mut set = link(schema_name, types, 0, standard)?;
+    if root_from_standard {
+        set.standard.insert(0, root_name);
+    }
+    set.undefined = standard && !root_defined && !root_from_standard;
+    Ok(set)
+}
+
+/// The built-in standard type `full` (normalized `pkg/Type`) as parsed text; `None` when it is
+/// not one, `Some(Err)` when its text does not parse (a broken build).
+fn standard_type(full: &str) -> Option<Result<RawType, String>> {
+    let text = standard_types::definition(full)?;
+    let package = package_of(full);
+    let mut fields = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_line(line, package, Dialect::Ros2) {
+            Ok(Some(field)) => fields.push(field),
+            Ok(None) => {}
+            Err(e) => return Some(Err(format!("built-in {full}: {e}"))),
+        }
+    }
+    Some(Ok(RawType {
+        name: full.to_owned(),
+        fields,
+    }))
 }
 
 /// One `.msg` line: a field, or `None` for a constant.
@@ -369,11 +442,13 @@ fn builtin(name: &str) -> Option<RawType> {
     })
 }
 
-/// Resolves type names, adds missing well-known builtins, rejects cycles and deep nesting.
+/// Resolves type names, adds missing well-known builtins (and, with `standard`, the [built-in
+/// standard types](crate::standard_types) the text lacks), rejects cycles and deep nesting.
 pub(crate) fn link(
     schema_name: &str,
     mut raw: Vec<RawType>,
     root: usize,
+    standard: bool,
 ) -> Result<MsgSet, DecodeError> {
     let bad = |reason: String| DecodeError::bad_schema(schema_name, reason);
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -381,6 +456,7 @@ pub(crate) fn link(
         index.entry(t.name.clone()).or_insert(i);
     }
     let mut types: Vec<MsgType> = Vec::with_capacity(raw.len());
+    let mut taken = Vec::new();
     let mut i = 0;
     while let Some(t) = raw.get(i).cloned() {
         let mut fields = Vec::with_capacity(t.fields.len());
@@ -389,7 +465,7 @@ pub(crate) fn link(
                 RawBase::Prim(p) => Base::Prim(*p),
                 RawBase::Str { wide } => Base::Str { wide: *wide },
                 RawBase::Named { name, package } => {
-                    let target = resolve(name, package, &index).or_else(|| {
+                    let mut target = resolve(name, package, &index).or_else(|| {
                         let full = normalize(name);
                         let b = builtin(&full)?;
                         let at = raw.len();
@@ -397,6 +473,19 @@ pub(crate) fn link(
                         index.insert(full, at);
                         Some(at)
                     });
+                    if target.is_none() && standard {
+                        let full = qualified(name, package);
+                        if let Some(b) = standard_type(&full) {
+                            let b = b.map_err(&bad)?;
+                            if raw.len() >= MAX_TYPES {
+                                return Err(bad(format!("more than {MAX_TYPES} types")));
+                            }
+                            target = Some(raw.len());
+                            raw.push(b);
+                            index.insert(full.clone(), raw.len() - 1);
+                            taken.push(full);
+                        }
+                    }
                     let Some(target) = target else {
                         return Err(bad(format!("{}.{}: unknown type {name:?}", t.name, f.name)));
                     };
@@ -450,7 +539,24 @@ pub(crate) fn link(
             ty.min_size = size;
         }
     }
-    Ok(MsgSet { types, root })
+    Ok(MsgSet {
+        types,
+        root,
+        standard: taken,
+        undefined: false,
+    })
+}
+
+/// The full `pkg/Type` a field's type name means in `package`: `Header` is `std_msgs/Header`,
+/// another bare name is the package's own.
+fn qualified(name: &str, package: &str) -> String {
+    if name.contains('/') {
+        normalize(name)
+    } else if name == "Header" {
+        "std_msgs/Header".to_owned()
+    } else {
+        format!("{package}/{name}")
+    }
 }
 
 fn resolve(name: &str, package: &str, index: &HashMap<String, usize>) -> Option<usize> {

@@ -244,3 +244,84 @@ fn schema_errors_are_classified() {
         assert_eq!(e.class(), ErrorClass::BadSchema, "{def}: {e}");
     }
 }
+
+fn named(name: &str, def: &str) -> Plan {
+    compile(&SchemaSource {
+        message_encoding: "cdr",
+        schema_encoding: "ros2msg",
+        schema_name: name,
+        schema_data: def.as_bytes(),
+    })
+    .expect(name)
+}
+
+/// Little-endian CDR of a `geometry_msgs/Vector3`.
+fn vector3(x: f64, y: f64, z: f64) -> Vec<u8> {
+    let mut b = vec![0, 1, 0, 0];
+    for v in [x, y, z] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+/// rosbag2 before Iron stored a type's name and no definition: a standard type decodes with
+/// the definitions built in, and the plan says which types came from there.
+#[test]
+fn a_standard_type_without_a_definition_decodes_from_the_built_in_one() {
+    let mut p = named("geometry_msgs/msg/Vector3", "");
+    assert_eq!(p.standard_types(), ["geometry_msgs/Vector3"]);
+    let fields = p.decode_fields(&vector3(1.5, -2.0, 1e-10)).unwrap();
+    assert_eq!(
+        fields,
+        [
+            ("x".to_owned(), Scalar::Float(1.5)),
+            ("y".to_owned(), Scalar::Float(-2.0)),
+            ("z".to_owned(), Scalar::Float(1e-10)),
+        ]
+    );
+    // A text that uses a standard type without defining it: only that type is taken.
+    let mut p = named("demo/msg/M", "geometry_msgs/Vector3 v\n");
+    assert_eq!(p.standard_types(), ["geometry_msgs/Vector3"]);
+    let fields = p.decode_fields(&vector3(1.0, 2.0, 3.0)).unwrap();
+    assert_eq!(
+        fields.first(),
+        Some(&("v.x".to_owned(), Scalar::Float(1.0)))
+    );
+    // The recording's own definitions win, also of a standard type's name.
+    let mut p = named(
+        "demo/msg/M",
+        "geometry_msgs/Vector3 v\n===\nMSG: geometry_msgs/Vector3\nfloat64 z\n",
+    );
+    assert!(p.standard_types().is_empty());
+    let fields = p.decode_fields(&vector3(1.0, 2.0, 3.0)).unwrap();
+    assert_eq!(fields, [("v.z".to_owned(), Scalar::Float(1.0))]);
+}
+
+/// A type named without a definition that is no standard type: an empty message decodes (it
+/// may be one), a longer one fails, saying the definition is missing, every time (no shortcut
+/// learned from the empty ones skips the check).
+#[test]
+fn a_type_named_without_a_definition_fails_messages_longer_than_an_empty_one() {
+    let mut p = named("my_robot_msgs/msg/MotorState", "");
+    assert!(p.standard_types().is_empty());
+    let empty = [0u8, 1, 0, 0, 0];
+    for _ in 0..3 {
+        assert_eq!(p.decode_fields(&empty).unwrap(), []);
+        let mut row = Row::default();
+        p.decode(&empty, &mut row).unwrap();
+    }
+    for _ in 0..3 {
+        let e = p.decode_fields(&vector3(1.0, 2.0, 3.0)).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::BadSchema, "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("MotorState")
+                && text.contains("holds no definition")
+                && text.contains("24 bytes"),
+            "{text}"
+        );
+        let mut row = Row::default();
+        assert!(p.decode(&vector3(1.0, 2.0, 3.0), &mut row).is_err());
+        assert!(p.decode_tree(&vector3(1.0, 2.0, 3.0)).is_err());
+    }
+}

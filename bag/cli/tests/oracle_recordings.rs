@@ -106,6 +106,55 @@ fn bag_cat_reads_every_rosbag2_sqlite_message_and_leaf_exactly() {
     println!("{leaves} leaves compared");
 }
 
+/// A rosbag2 SQLite bag as Foxy, Galactic and Humble wrote them, without a
+/// `message_definitions` table (the oracle's own file with the table dropped): every message
+/// and leaf still reads exactly, from the ROS 2 standard definitions built in; a type that is
+/// not one of them says so for every message, instead of decoding to nothing.
+#[test]
+fn a_sqlite_bag_without_definitions_reads_from_the_standard_types_built_in() {
+    let Some(root) = common::oracle_dir("rosbag2-sqlite3") else {
+        return;
+    };
+    let expected = expected(&root);
+    let tmp = tempfile::tempdir().unwrap();
+    let bag = tmp.path().join("imu_joint_string");
+    copy_dir(&root.join("imu_joint_string"), &bag);
+    let db = bag.join("imu_joint_string.db3");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("DROP TABLE message_definitions;")
+        .unwrap();
+    let leaves = cat_matches(&bag, "rosbag2", &expected["files"]["imu_joint_string"]);
+    assert!(leaves > 1000, "{leaves} leaves compared");
+
+    // A type no standard package defines, named and not defined.
+    conn.execute_batch(
+        "UPDATE topics SET type = 'my_robot_msgs/msg/MotorState' WHERE name = '/imu';",
+    )
+    .unwrap();
+    drop(conn);
+    let out = String::from_utf8(bag_stdout(&[
+        "cat".as_ref(),
+        "--json".as_ref(),
+        "--no-data".as_ref(),
+        bag.as_os_str(),
+    ]))
+    .unwrap();
+    let imu: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|m| m["topic"] == "/imu")
+        .collect();
+    assert!(!imu.is_empty());
+    for m in &imu {
+        let error = m["decode_error"].as_str().unwrap_or_else(|| panic!("{m}"));
+        assert!(
+            error.contains("MotorState") && error.contains("holds no definition of this type"),
+            "{error}"
+        );
+        assert!(m.get("fields").is_none(), "{m}");
+    }
+}
+
 fn expected(root: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap()).unwrap()
 }

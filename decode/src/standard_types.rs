@@ -1,0 +1,67 @@
+//! The ROS 2 message definitions this build carries, for recordings that name a type without
+//! defining it.
+//!
+//! rosbag2's SQLite storage wrote no `message_definitions` table before Iron (schema version 4),
+//! so a `.db3` file recorded with Foxy, Galactic or Humble, most archived ROS 2 bags, names each
+//! topic's type (`sensor_msgs/msg/Imu`) and nothing more; ROS tools decode such bags with the
+//! definitions installed beside them. Here the standard ones are built in: every message type of
+//! ROS 2 Humble's core packages (`std_msgs`, `geometry_msgs`, `sensor_msgs`, `nav_msgs`,
+//! `builtin_interfaces`, `rcl_interfaces`, `tf2_msgs`, `diagnostic_msgs`, `visualization_msgs`,
+//! and the rest of rosbags' Humble type store; Apache-2.0), generated into
+//! `standard_types/humble.msg` by `standard_types/generate.py`.
+//!
+//! They are used only where a recording's text lacks a type: its own definitions always win.
+//! Three types changed layout between Foxy and Humble (`visualization_msgs/Marker`,
+//! `shape_msgs/SolidPrimitive`, `rcl_interfaces/ParameterDescriptor`); a Foxy bag of those
+//! decodes wrongly or not at all, which is why a plan says which types it took from here
+//! ([`crate::Plan::standard_types`]).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::ros2msg::normalize;
+
+/// Which definitions are built in, as shown to users.
+pub const STANDARD_TYPES_SOURCE: &str = "ROS 2 Humble";
+
+const HUMBLE: &str = include_str!("standard_types/humble.msg");
+
+/// The own definition text (without its dependencies) of the standard type `name`, spelled
+/// `pkg/Type` or `pkg/msg/Type`; `None` when it is not one.
+pub(crate) fn definition(name: &str) -> Option<&'static str> {
+    static TYPES: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
+    TYPES.get_or_init(index).get(&normalize(name)).copied()
+}
+
+/// `humble.msg` split at its `===` lines into `MSG: pkg/msg/Type` sections.
+fn index() -> HashMap<String, &'static str> {
+    let mut types = HashMap::new();
+    let separator = format!("\n{}\n", "=".repeat(80));
+    for section in HUMBLE.split(separator.as_str()) {
+        let Some(rest) = section.strip_prefix("MSG: ") else {
+            continue;
+        };
+        let (name, text) = rest.split_once('\n').unwrap_or((rest, ""));
+        types.insert(normalize(name.trim()), text.trim_end());
+    }
+    types
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_standard_type_is_found_by_either_spelling() {
+        let types = index();
+        assert_eq!(types.len(), 150, "sections in humble.msg");
+        assert_eq!(
+            definition("builtin_interfaces/msg/Time"),
+            Some("int32 sec\nuint32 nanosec")
+        );
+        assert_eq!(definition("std_msgs/Empty"), Some(""));
+        assert!(definition("sensor_msgs/msg/Imu").is_some_and(|t| t.contains("std_msgs/Header")));
+        assert_eq!(definition("sensor_msgs/msg/NoSuchType"), None);
+        assert_eq!(definition("Imu"), None);
+    }
+}
