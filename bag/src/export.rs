@@ -19,6 +19,12 @@ pub struct ExportOptions {
     pub filter: ReadFilter,
     /// Chunk compression of the new bag.
     pub compression: Compression,
+    /// The complete `ros2msg` text of a type a source names without defining it (a rosbag2
+    /// SQLite bag from before Iron: a `cdr` channel whose `ros2msg` schema is empty), given the
+    /// type name; `None` for a type it does not know. What it gives becomes the exported
+    /// schema's data, so that tools reading the export find definitions; without it, or for an
+    /// unknown type, the schema is copied as it is.
+    pub define: Option<fn(&str) -> Option<String>>,
 }
 
 /// What [`export`] wrote.
@@ -34,12 +40,15 @@ pub struct ExportReport {
     pub damaged_source_parts: Vec<String>,
     /// Problems met while reading the source.
     pub read_issues: Vec<String>,
+    /// Types the source named without defining, written with [`ExportOptions::define`]'s
+    /// definitions.
+    pub defined_types: Vec<String>,
 }
 
 /// Copies the messages of `source` that pass `options.filter` into a new bag at `out`.
 ///
 /// Messages keep their bytes, sequence and both timestamps; channels and schemas of the kept
-/// topics come along. The new index names the source and the range, and carries the source's
+/// topics come along (a schema the source left empty gets [`ExportOptions::define`]'s text). The new index names the source and the range, and carries the source's
 /// drop count so that a lossy recording does not turn into a complete-looking export. Messages
 /// whose publish time equals their log time are counted as unstamped when the source counted
 /// any (that is how unstamped messages are stored). `progress` is called with the number of
@@ -106,12 +115,26 @@ pub fn export(
     }
 
     let mut channels = HashMap::new();
+    let mut defined_types: Vec<String> = Vec::new();
     let mut written = 0u64;
     let mut cursor = source.messages(filter)?;
     while let Some(m) = cursor.next_message() {
-        let channel = *channels
-            .entry(m.channel.id)
-            .or_insert_with(|| writer.add_channel(m.channel.spec.clone()));
+        let channel = *channels.entry(m.channel.id).or_insert_with(|| {
+            let mut spec = m.channel.spec.clone();
+            if let Some(define) = options.define
+                && spec.message_encoding == "cdr"
+                && let Some(schema) = spec.schema.as_mut()
+                && schema.encoding == "ros2msg"
+                && schema.data.is_empty()
+                && let Some(text) = define(&schema.name)
+            {
+                schema.data = text.into_bytes();
+                if !defined_types.contains(&schema.name) {
+                    defined_types.push(schema.name.clone());
+                }
+            }
+            writer.add_channel(spec)
+        });
         if count_unstamped && m.publish_time_ns == m.log_time_ns {
             writer.add_unstamped(1);
         }
@@ -153,6 +176,7 @@ pub fn export(
             .map(|p| format!("{} ({})", p.name, p.status.label()))
             .collect(),
         read_issues,
+        defined_types,
     })
 }
 

@@ -90,6 +90,7 @@ mod value;
 pub use error::{DecodeError, ErrorClass};
 pub use leaves::{Leaf, LeafKind, Limits};
 pub use plan::{Decoded, Plan, SchemaSource, compile, compile_with};
+pub use ros2msg::standard_definition;
 pub use row::{LeafSink, Row};
 pub use standard_types::STANDARD_TYPES_SOURCE;
 pub use value::{Scalar, Value};

@@ -271,17 +271,53 @@ pub(crate) fn parse_in(
         && !root_defined
         && let Some(raw) = standard_type(&root_name)
     {
+        let raw = raw.map_err(bad)?;
+        // An empty standard type (`std_msgs/Empty`) is what the text says: nothing is taken.
+        root_from_standard = !raw.fields.is_empty();
         if let Some(root) = types.first_mut() {
-            *root = raw.map_err(bad)?;
+            *root = raw;
         }
-        root_from_standard = true;
     }
     let mut set = link(schema_name, types, 0, standard)?;
+    set.undefined = standard && !root_defined && standard_types::definition(&root_name).is_none();
     if root_from_standard {
         set.standard.insert(0, root_name);
     }
-    set.undefined = standard && !root_defined && !root_from_standard;
     Ok(set)
+}
+
+/// The complete `ros2msg` schema text of the [standard type](crate::standard_types) `name`
+/// (`pkg/Type` or `pkg/msg/Type`): its own definition, then each type it uses under a `===`
+/// line and `MSG: pkg/Type`, as rosbag2 and the MCAP ROS 2 profile write schemas; `None` when
+/// it is not a standard type. For a recording that names its types without defining them
+/// (rosbag2 SQLite before Iron), so that what is written from it carries definitions.
+pub fn standard_definition(name: &str) -> Option<String> {
+    let root = normalize(name);
+    let mut text = standard_types::definition(&root)?.to_owned();
+    let mut seen = vec![root.clone()];
+    let mut queue = vec![root];
+    while let Some(full) = queue.pop() {
+        let Some(Ok(raw)) = standard_type(&full) else {
+            continue;
+        };
+        for field in raw.fields {
+            let RawBase::Named { name, package } = field.base else {
+                continue;
+            };
+            let used = qualified(&name, &package);
+            if seen.contains(&used) {
+                continue;
+            }
+            let Some(own) = standard_types::definition(&used) else {
+                continue;
+            };
+            text.push_str(&format!("\n{}\nMSG: {used}\n{own}", "=".repeat(80)));
+            seen.push(used.clone());
+            queue.push(used);
+        }
+    }
+    text.push('\n');
+    Some(text)
 }
 
 /// The built-in standard type `full` (normalized `pkg/Type`) as parsed text; `None` when it is

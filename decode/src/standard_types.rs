@@ -64,4 +64,38 @@ mod tests {
         assert_eq!(definition("sensor_msgs/msg/NoSuchType"), None);
         assert_eq!(definition("Imu"), None);
     }
+
+    /// Each standard type's complete text (with the types it uses) compiles on its own, with
+    /// nothing taken from the built-in set, and decodes as the built-in fallback does.
+    #[test]
+    fn every_standard_definition_is_complete() {
+        for name in index().keys() {
+            let text = crate::standard_definition(name).expect(name);
+            let plan = crate::compile(&crate::SchemaSource {
+                message_encoding: "cdr",
+                schema_encoding: "ros2msg",
+                schema_name: name,
+                schema_data: text.as_bytes(),
+            })
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+            assert!(
+                plan.standard_types().is_empty(),
+                "{name}: {:?}",
+                plan.standard_types()
+            );
+        }
+        let imu = crate::standard_definition("sensor_msgs/msg/Imu").unwrap();
+        for used in [
+            "std_msgs/Header",
+            "builtin_interfaces/Time",
+            "geometry_msgs/Quaternion",
+        ] {
+            assert_eq!(
+                imu.matches(&format!("\nMSG: {used}\n")).count(),
+                1,
+                "{used}\n{imu}"
+            );
+        }
+        assert_eq!(crate::standard_definition("my_msgs/msg/Motor"), None);
+    }
 }

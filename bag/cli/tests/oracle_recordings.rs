@@ -126,6 +126,48 @@ fn a_sqlite_bag_without_definitions_reads_from_the_standard_types_built_in() {
     let leaves = cat_matches(&bag, "rosbag2", &expected["files"]["imu_joint_string"]);
     assert!(leaves > 1000, "{leaves} leaves compared");
 
+    // Exported, the bag carries the definitions, so that other tools can read it.
+    let export = tmp.path().join("export");
+    let out = Command::new(env!("CARGO_BIN_EXE_bag"))
+        .args([
+            "export".as_ref(),
+            bag.as_os_str(),
+            "--out".as_ref(),
+            export.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("holds no definition of") && stderr.contains("sensor_msgs/msg/Imu"),
+        "{stderr}"
+    );
+    let mut schemas = 0;
+    for entry in std::fs::read_dir(&export).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "mcap") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+        for channel in summary.channels.values() {
+            let schema = channel.schema.as_ref().unwrap();
+            let text = std::str::from_utf8(&schema.data).unwrap();
+            assert_eq!(schema.encoding, "ros2msg");
+            assert_eq!(
+                Some(text),
+                decode::standard_definition(&schema.name).as_deref(),
+                "{}",
+                schema.name
+            );
+            schemas += 1;
+        }
+    }
+    assert_eq!(schemas, 3, "the export's channels");
+    let leaves = cat_matches(&export, "bag", &expected["files"]["imu_joint_string"]);
+    assert!(leaves > 1000, "{leaves} leaves compared in the export");
+
     // A type no standard package defines, named and not defined.
     conn.execute_batch(
         "UPDATE topics SET type = 'my_robot_msgs/msg/MotorState' WHERE name = '/imu';",

@@ -27,6 +27,7 @@ pub fn run(
     let options = ExportOptions {
         filter,
         compression,
+        define: Some(decode::standard_definition),
     };
     let report = export(&source, out, &options, |n| progress.set(n))
         .with_context(|| format!("exporting to {:?}", out))?;
@@ -37,6 +38,14 @@ pub fn run(
         report.summary.parts.len(),
         out.display()
     );
+    if !report.defined_types.is_empty() {
+        eprintln!(
+            "note: the source holds no definition of {}: the export carries the {} standard \
+             definitions built in.",
+            report.defined_types.join(", "),
+            decode::STANDARD_TYPES_SOURCE
+        );
+    }
     let mut lossy = false;
     if let IndexState::Unreadable(why) = source.index() {
         lossy = true;
