@@ -29,6 +29,8 @@ const ROS_DEFS: &[(&str, &str)] = &[
         "bool a\nbyte b\nchar c\nint8 d\nuint8 e\nint16 f\nuint16 g\nint32 h\nuint32 i\nint64 j\nuint64 k\nfloat32 l\nfloat64 m\nstring n\nwstring o\nstring<=3 p\nint16[3] q\nuint64[] r\nbool[<=2] s\nstring[] t\nwstring[2] u\nInner[] v\nInner[2] w\ntime x\nduration[] y\n===\nMSG: demo/Inner\nInner2 z\nfloat32[] zz\n===\nMSG: demo/Inner2\n",
     ),
     ("demo/msg/Empty", ""),
+    // Named without a definition (rosbag2 SQLite before Iron): the built-in standard one.
+    ("nav_msgs/msg/Odometry", ""),
 ];
 
 fn plans() -> Vec<Plan> {
