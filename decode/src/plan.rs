@@ -136,6 +136,12 @@ impl Plan {
         }
     }
 
+    /// Whether the recording names this ROS 2 message type without defining it, and no
+    /// standard definition is built in: its messages decode only if they are empty ones.
+    pub fn lacks_definition(&self) -> bool {
+        matches!(&self.backend, Backend::Cdr(set) if set.undefined)
+    }
+
     /// The numeric leaves learned so far; a leaf's slot is its index here. Slots never change.
     ///
     /// Leaves are learned as messages show them (list elements, JSON keys, struct pointers), so

@@ -125,6 +125,15 @@ fn a_sqlite_bag_without_definitions_reads_from_the_standard_types_built_in() {
         .unwrap();
     let leaves = cat_matches(&bag, "rosbag2", &expected["files"]["imu_joint_string"]);
     assert!(leaves > 1000, "{leaves} leaves compared");
+    let info = String::from_utf8(bag_stdout(&["info".as_ref(), bag.as_os_str()])).unwrap();
+    assert!(
+        info.contains(
+            "note: the recording holds no complete definition of sensor_msgs/msg/Imu, \
+             sensor_msgs/msg/JointState, std_msgs/msg/String: decoded with the ROS 2 Humble \
+             standard definitions built in"
+        ),
+        "{info}"
+    );
 
     // Exported, the bag carries the definitions, so that other tools can read it.
     let export = tmp.path().join("export");
@@ -187,6 +196,14 @@ fn a_sqlite_bag_without_definitions_reads_from_the_standard_types_built_in() {
         .filter(|m| m["topic"] == "/imu")
         .collect();
     assert!(!imu.is_empty());
+    let info = String::from_utf8(bag_stdout(&["info".as_ref(), bag.as_os_str()])).unwrap();
+    assert!(
+        info.contains(
+            "note: the recording holds no definition of my_robot_msgs/msg/MotorState, and none \
+             is built in"
+        ),
+        "{info}"
+    );
     for m in &imu {
         let error = m["decode_error"].as_str().unwrap_or_else(|| panic!("{m}"));
         assert!(

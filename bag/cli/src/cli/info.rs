@@ -3,7 +3,7 @@
 //! its CRC (a damaged chunk is loss every other tool reports too), one chunk in memory at a
 //! time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use bag::metadata::{METADATA_FILE, Metadata, RedlineSection};
@@ -80,7 +80,7 @@ impl Report {
             })
             .collect();
         let mut gaps = Vec::new();
-        let mut notes = Vec::new();
+        let mut notes = definition_notes(reader);
         let mut salvaged = None;
         if let IndexState::Unreadable(error) = reader.index() {
             gaps.push(format!(
@@ -428,6 +428,41 @@ impl Report {
             "warnings": self.gaps,
         })
     }
+}
+
+/// What a recording that names types without defining them (rosbag2 SQLite before Iron) means
+/// for decoding: which types decode with the standard definitions built in, and which cannot.
+fn definition_notes(reader: &BagReader) -> Vec<String> {
+    let (mut standard, mut missing) = (BTreeSet::new(), BTreeSet::new());
+    for c in reader.channels() {
+        let Ok(plan) = super::cat::compile(c) else {
+            continue;
+        };
+        let name = c.spec.type_name().to_string();
+        if plan.lacks_definition() {
+            missing.insert(name);
+        } else if !plan.standard_types().is_empty() {
+            standard.insert(name);
+        }
+    }
+    let list = |s: BTreeSet<String>| s.into_iter().collect::<Vec<_>>().join(", ");
+    let mut notes = Vec::new();
+    if !standard.is_empty() {
+        notes.push(format!(
+            "the recording holds no complete definition of {}: decoded with the {} standard \
+             definitions built in",
+            list(standard),
+            decode::STANDARD_TYPES_SOURCE
+        ));
+    }
+    if !missing.is_empty() {
+        notes.push(format!(
+            "the recording holds no definition of {}, and none is built in: their messages \
+             cannot be decoded (unless they are messages without fields)",
+            list(missing)
+        ));
+    }
+    notes
 }
 
 /// `part` as a percentage of `whole`; `whole` is wide enough for a sum of two counts, so
