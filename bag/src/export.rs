@@ -48,8 +48,9 @@ pub struct ExportReport {
 /// Copies the messages of `source` that pass `options.filter` into a new bag at `out`.
 ///
 /// Messages keep their bytes, sequence and both timestamps; channels and schemas of the kept
-/// topics come along (a schema the source left empty gets [`ExportOptions::define`]'s text). The new index names the source and the range, and carries the source's
-/// drop count so that a lossy recording does not turn into a complete-looking export. Messages
+/// topics come along (a schema the source left empty gets [`ExportOptions::define`]'s text).
+/// The new index names the source and the range, and carries the source's drop count so that
+/// a lossy recording does not turn into a complete-looking export. Messages
 /// whose publish time equals their log time are counted as unstamped when the source counted
 /// any (that is how unstamped messages are stored). `progress` is called with the number of
 /// messages written so far. Refuses a source whose writer is still at work
