@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::data::column_builder::compile_plan;
 use crate::data::derived::{DERIVED_TOPIC, DerivedSpec, Lookup, resolve};
 use crate::data::derived_jobs::DerivedJobs;
 use crate::data::expression::Expression;
@@ -65,6 +66,48 @@ pub struct Recording {
     derived: DerivedJobs,
     /// A second recording opened beside this one.
     second: Option<Second>,
+    /// Types decoded with definitions built in, and types without any (see
+    /// [`Recording::definitions`]).
+    definitions: Definitions,
+}
+
+/// The types a recording names without defining them (a rosbag2 SQLite bag from before Iron):
+/// those decoded with the ROS 2 standard definitions built in, and those that cannot be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Definitions {
+    /// Topic types decoded with (some of) the standard definitions built in, sorted.
+    pub built_in: Vec<String>,
+    /// Topic types with no definition in the recording and none built in, sorted.
+    pub missing: Vec<String>,
+}
+
+impl Definitions {
+    /// Compiles the schema of each ROS 2 topic with a `.msg` schema (the only ones that can
+    /// lack definitions; each compiles in microseconds).
+    fn of(summary: &SourceSummary) -> Self {
+        let mut found = Self::default();
+        for topic in &summary.topics {
+            if topic.message_encoding != "cdr" || topic.schema_encoding != "ros2msg" {
+                continue;
+            }
+            let Ok(plan) = compile_plan(topic) else {
+                continue;
+            };
+            let list = if plan.lacks_definition() {
+                &mut found.missing
+            } else if !plan.standard_types().is_empty() {
+                &mut found.built_in
+            } else {
+                continue;
+            };
+            if !list.contains(&topic.type_name) {
+                list.push(topic.type_name.clone());
+            }
+        }
+        found.built_in.sort();
+        found.missing.sort();
+        found
+    }
 }
 
 /// A second recording, its columns' times moved onto the first's axis: its start onto the
@@ -94,6 +137,7 @@ impl Recording {
         let count = source.summary().topics.len();
         let loader = Loader::start(Arc::clone(&source), repaint);
         Self {
+            definitions: Definitions::of(source.summary()),
             summary: source.summary().clone(),
             source,
             topics: vec![TopicState::Loading; count],
@@ -127,12 +171,18 @@ impl Recording {
             generation: 0,
             derived: DerivedJobs::new(),
             second: None,
+            definitions: Definitions::default(),
         }
     }
 
     /// The summary.
     pub fn summary(&self) -> &SourceSummary {
         &self.summary
+    }
+
+    /// The types it names without defining them.
+    pub fn definitions(&self) -> &Definitions {
+        &self.definitions
     }
 
     /// The live capture, when this is one.

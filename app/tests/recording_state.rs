@@ -218,3 +218,53 @@ fn a_recording_without_messages_shows_no_time_rather_than_the_epoch() {
     assert!(h.query_by_label_contains("1970").is_none());
     assert!(h.query_by_label_contains("t = 0.000 s").is_none());
 }
+
+/// A rosbag2 SQLite bag from before Iron names its types without defining them: the Health
+/// panel says which types decode with the definitions built in and which have none, and the
+/// standard ones plot.
+#[test]
+fn a_bag_without_definitions_says_which_types_use_the_definitions_built_in() {
+    let oracle = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/oracles/rosbag2-sqlite3/imu_joint_string");
+    if !oracle.exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the rosbag2-sqlite3 oracle {} is missing under CI",
+            oracle.display()
+        );
+        eprintln!("skipping: {} not found", oracle.display());
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bag = dir.path().join("humble");
+    std::fs::create_dir(&bag).expect("mkdir");
+    for entry in std::fs::read_dir(&oracle).expect("oracle") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), bag.join(entry.file_name())).expect("copy");
+    }
+    let conn = rusqlite::Connection::open(bag.join("imu_joint_string.db3")).expect("db3");
+    conn.execute_batch(
+        "DROP TABLE message_definitions;
+         UPDATE topics SET type = 'my_robot_msgs/msg/MotorState' WHERE name = '/joint_states';",
+    )
+    .expect("make it a bag from before Iron");
+    drop(conn);
+    let mut scope = Scope::new(dialog_returning(bag.clone()));
+    scope.open_with_default_layout(bag);
+    let mut h = harness(scope);
+    step_until(&mut h, "the recording to load", loaded);
+    let definitions = h.state().recording().expect("open").definitions().clone();
+    assert_eq!(
+        definitions.built_in,
+        ["sensor_msgs/msg/Imu", "std_msgs/msg/String"]
+    );
+    assert_eq!(definitions.missing, ["my_robot_msgs/msg/MotorState"]);
+    h.get_by_label("Definitions built in: 2 types");
+    h.get_by_label("No definition: 1 type");
+    assert!(
+        !h.state().layout().plots.is_empty(),
+        "{:?}",
+        h.state().layout()
+    );
+    assert!(h.state().points_last_frame() > 0, "the Imu's fields plot");
+}

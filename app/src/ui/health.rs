@@ -30,6 +30,47 @@ pub fn health_ui(ui: &mut egui::Ui, recording: &Recording) {
         });
 }
 
+/// Types the recording names without defining them: decoded with the definitions built in
+/// (said, since the recording does not vouch for them), or not at all.
+fn definitions_ui(ui: &mut egui::Ui, recording: &Recording, warn: egui::Color32) {
+    let definitions = recording.definitions();
+    if !definitions.built_in.is_empty() {
+        ui.label(format!(
+            "Definitions built in: {}",
+            types(definitions.built_in.len())
+        ))
+        .on_hover_text(format!(
+            "The recording holds no complete definition of these types (rosbag2 stored none \
+             in SQLite before Iron); they are decoded with the {} standard definitions built \
+             in:\n{}",
+            decode::STANDARD_TYPES_SOURCE,
+            definitions.built_in.join("\n")
+        ));
+    }
+    if !definitions.missing.is_empty() {
+        ui.label(
+            RichText::new(format!(
+                "No definition: {}",
+                types(definitions.missing.len())
+            ))
+            .color(warn),
+        )
+        .on_hover_text(format!(
+            "The recording names these types without defining them, and none is built in: \
+             their messages cannot be decoded.\n{}",
+            definitions.missing.join("\n")
+        ));
+    }
+}
+
+fn types(n: usize) -> String {
+    if n == 1 {
+        "1 type".to_owned()
+    } else {
+        format!("{n} types")
+    }
+}
+
 /// One recording's health; times relative to `t0_ns`, the axis' origin.
 fn recording_health_ui(ui: &mut egui::Ui, recording: &Recording, t0_ns: u64) {
     let health = &recording.summary().health;
@@ -85,6 +126,7 @@ fn recording_health_ui(ui: &mut egui::Ui, recording: &Recording, t0_ns: u64) {
                 ui.label(format!("  {topic} ({schema})"));
             }
         }
+        definitions_ui(ui, recording, warn);
         gaps_ui(ui, recording, t0_ns, warn);
         ui.separator();
         if recording.capture().is_some() {
