@@ -79,20 +79,27 @@ pub struct Definitions {
     pub built_in: Vec<String>,
     /// Topic types with no definition in the recording and none built in, sorted.
     pub missing: Vec<String>,
+    /// Per topic (in the summary's order), the types its plan took from the definitions
+    /// built in (`Plan::standard_types`): what the topic tree says on hover.
+    pub by_topic: Vec<Vec<String>>,
 }
 
 impl Definitions {
     /// Compiles the schema of each ROS 2 topic with a `.msg` schema (the only ones that can
     /// lack definitions; each compiles in microseconds).
     fn of(summary: &SourceSummary) -> Self {
-        let mut found = Self::default();
-        for topic in &summary.topics {
+        let mut found = Self {
+            by_topic: vec![Vec::new(); summary.topics.len()],
+            ..Self::default()
+        };
+        for (topic, taken) in summary.topics.iter().zip(&mut found.by_topic) {
             if topic.message_encoding != "cdr" || topic.schema_encoding != "ros2msg" {
                 continue;
             }
             let Ok(plan) = compile_plan(topic) else {
                 continue;
             };
+            taken.extend_from_slice(plan.standard_types());
             let list = if plan.lacks_definition() {
                 &mut found.missing
             } else if !plan.standard_types().is_empty() {

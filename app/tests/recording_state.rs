@@ -259,6 +259,18 @@ fn a_bag_without_definitions_says_which_types_use_the_definitions_built_in() {
         ["sensor_msgs/msg/Imu", "std_msgs/msg/String"]
     );
     assert_eq!(definitions.missing, ["my_robot_msgs/msg/MotorState"]);
+    // What the topic tree's hover names, per topic.
+    let topics = &h.state().recording().expect("open").summary().topics;
+    let of = |name: &str| {
+        let i = topics.iter().position(|t| t.topic == name).expect(name);
+        definitions.by_topic[i].clone()
+    };
+    assert!(
+        of("/imu").contains(&"sensor_msgs/Imu".to_owned()),
+        "{:?}",
+        of("/imu")
+    );
+    assert!(of("/joint_states").is_empty());
     h.get_by_label("Definitions built in: 2 types");
     h.get_by_label("No definition: 1 type");
     assert!(

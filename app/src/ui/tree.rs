@@ -5,10 +5,8 @@
 use egui::collapsing_header::CollapsingState;
 use egui::{Color32, RichText, Sense};
 
-use crate::data::column_builder::compile_plan;
 use crate::data::derived::{DERIVED_TOPIC, DerivedSpec};
 use crate::data::layout::SignalRef;
-use crate::data::source::TopicInfo;
 use crate::data::topic_data::{GAP_PERIODS, TopicData};
 use crate::recording::{Recording, SECOND_PREFIX, TopicState};
 use crate::ui::action::Action;
@@ -208,8 +206,18 @@ fn topics_ui(
                             topic.schema_encoding,
                             topic.message_encoding
                         ));
-                        if let Some(note) = standard_definitions_note(topic) {
-                            ui.label(note);
+                        if let Some(types) = recording
+                            .definitions()
+                            .by_topic
+                            .get(i)
+                            .filter(|t| !t.is_empty())
+                        {
+                            ui.label(format!(
+                                "The recording holds no definition of {}: decoded with the {} \
+                                 definitions built in.",
+                                types.join(", "),
+                                decode::STANDARD_TYPES_SOURCE
+                            ));
                         }
                     });
                 if topic.message_count == Some(0) {
@@ -399,21 +407,6 @@ fn derived_ui(
 /// What is known of a topic with messages in a torn part: how many were recovered, until
 /// when, and where the part was cut. How many of its messages the cut record held is not
 /// known: the bag library does not record per-topic counts for a torn part.
-/// Which types of `topic` decode with the ROS 2 definitions built in, because the recording
-/// holds none (a rosbag2 SQLite bag from before Iron); `None` when every definition comes from
-/// the recording. Compiles the schema, so it is called only while the row is hovered.
-fn standard_definitions_note(topic: &TopicInfo) -> Option<String> {
-    let plan = compile_plan(topic).ok()?;
-    let types = plan.standard_types();
-    (!types.is_empty()).then(|| {
-        format!(
-            "The recording holds no definition of {}: decoded with the {} definitions built in.",
-            types.join(", "),
-            decode::STANDARD_TYPES_SOURCE
-        )
-    })
-}
-
 fn torn_hover(recording: &Recording, data: &TopicData, t0: u64) -> String {
     let last = data.times_ns.last().map_or_else(String::new, |&t| {
         format!(
