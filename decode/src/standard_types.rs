@@ -19,21 +19,20 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::ros2msg::normalize;
-
 /// Which definitions are built in, as shown to users.
 pub const STANDARD_TYPES_SOURCE: &str = "ROS 2 Humble";
 
 const HUMBLE: &str = include_str!("standard_types/humble.msg");
 
 /// The own definition text (without its dependencies) of the standard type `name`, spelled
-/// `pkg/Type` or `pkg/msg/Type`; `None` when it is not one.
+/// `pkg/Type` (as `ros2msg::normalize` spells names); `None` when it is not one.
 pub(crate) fn definition(name: &str) -> Option<&'static str> {
     static TYPES: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
-    TYPES.get_or_init(index).get(&normalize(name)).copied()
+    TYPES.get_or_init(index).get(name).copied()
 }
 
-/// `humble.msg` split at its `===` lines into `MSG: pkg/msg/Type` sections.
+/// `humble.msg` split at its `===` lines into `MSG: pkg/msg/Type` sections, by `pkg/Type`
+/// (every type in it is a message, so the middle is always `/msg/`).
 fn index() -> HashMap<String, &'static str> {
     let mut types = HashMap::new();
     let separator = format!("\n{}\n", "=".repeat(80));
@@ -42,7 +41,7 @@ fn index() -> HashMap<String, &'static str> {
             continue;
         };
         let (name, text) = rest.split_once('\n').unwrap_or((rest, ""));
-        types.insert(normalize(name.trim()), text.trim_end());
+        types.insert(name.trim().replacen("/msg/", "/", 1), text.trim_end());
     }
     types
 }
@@ -52,16 +51,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_standard_type_is_found_by_either_spelling() {
+    fn every_standard_type_is_found_by_its_name() {
         let types = index();
         assert_eq!(types.len(), 150, "sections in humble.msg");
+        assert!(types.keys().all(|k| k.split('/').count() == 2), "{types:?}");
         assert_eq!(
-            definition("builtin_interfaces/msg/Time"),
+            definition("builtin_interfaces/Time"),
             Some("int32 sec\nuint32 nanosec")
         );
         assert_eq!(definition("std_msgs/Empty"), Some(""));
-        assert!(definition("sensor_msgs/msg/Imu").is_some_and(|t| t.contains("std_msgs/Header")));
-        assert_eq!(definition("sensor_msgs/msg/NoSuchType"), None);
+        assert!(definition("sensor_msgs/Imu").is_some_and(|t| t.contains("std_msgs/Header")));
+        assert_eq!(definition("sensor_msgs/NoSuchType"), None);
         assert_eq!(definition("Imu"), None);
     }
 
