@@ -308,3 +308,21 @@ pub fn snapshot_plot_stack(
     h.run_steps(6);
     h.snapshot(name);
 }
+
+/// `../shared/oracles/<relative>`, or `None` (with "skipping" said) when it is missing; under
+/// `CI=true` a missing oracle fails instead.
+pub fn oracle(relative: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/oracles")
+        .join(relative);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "the oracle {} is missing under CI",
+        path.display()
+    );
+    eprintln!("skipping: {} not found", path.display());
+    None
+}

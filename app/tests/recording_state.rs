@@ -168,18 +168,9 @@ fn scope_path_opens_with_the_default_layout_not_an_empty_plot_area() {
 
 #[test]
 fn a_recording_of_text_opens_on_the_log_view_instead_of_an_empty_plot_area() {
-    let oracles =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracles/rosbag2");
-    let bag = oracles.join("rosbag2_py/test/resources/mcap/talker");
-    if !bag.exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "the rosbag2 oracle {} is missing under CI",
-            bag.display()
-        );
-        eprintln!("skipping: {} not found", bag.display());
+    let Some(bag) = common::oracle("rosbag2/rosbag2_py/test/resources/mcap/talker") else {
         return;
-    }
+    };
     let mut scope = Scope::new(dialog_returning(bag.clone()));
     scope.open_with_default_layout(bag);
     let mut h = harness(scope);
@@ -224,17 +215,9 @@ fn a_recording_without_messages_shows_no_time_rather_than_the_epoch() {
 /// standard ones plot.
 #[test]
 fn a_bag_without_definitions_says_which_types_use_the_definitions_built_in() {
-    let oracle = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/oracles/rosbag2-sqlite3/imu_joint_string");
-    if !oracle.exists() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "the rosbag2-sqlite3 oracle {} is missing under CI",
-            oracle.display()
-        );
-        eprintln!("skipping: {} not found", oracle.display());
+    let Some(oracle) = common::oracle("rosbag2-sqlite3/imu_joint_string") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let bag = dir.path().join("humble");
     std::fs::create_dir(&bag).expect("mkdir");
