@@ -34,6 +34,7 @@
 
 pub mod channel;
 mod chunk_cursor;
+mod decompressed;
 pub mod drop_queue;
 pub mod error;
 pub mod export;

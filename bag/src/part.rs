@@ -3,10 +3,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
+use crate::decompressed::Decompressed;
 use crate::error::{BagError, Result};
 use crate::format::{
     FOOTER_TAIL_LEN, Footer, MAGIC, MAX_RECORD_BYTES, RECORD_PREFIX_LEN, RecordPrefix, Records,
@@ -146,6 +147,10 @@ pub struct PartInfo {
     pub(crate) channels_counted: bool,
     /// Part-local channel id -> recording-wide channel index, filled by the reader.
     pub(crate) global_ids: ChannelMap,
+    /// For a part stored compressed whole (rosbag2 `compression_mode: file`), the decompressed
+    /// copy every read goes to (see [`Self::data_path`]); `size_bytes` and every offset are the
+    /// copy's.
+    pub(crate) decompressed: Option<Decompressed>,
 }
 
 impl PartInfo {
@@ -168,6 +173,24 @@ impl PartInfo {
         matches!(self.access, PartAccess::Sqlite(_))
     }
 
+    /// Where the part's bytes are read: its file, or the decompressed copy of a part stored
+    /// compressed whole. Messages and errors name the part by [`Self::path`].
+    pub(crate) fn data_path(&self) -> &Path {
+        self.decompressed
+            .as_ref()
+            .map_or(self.path.as_path(), Decompressed::path)
+    }
+
+    /// For a part stored compressed whole (rosbag2 `compression_mode: file`): the compression
+    /// (`zstd`, `lz4`) and the size of the file on disk. Such a part is read from a copy
+    /// decompressed into the temporary directory when it is opened; [`Self::size_bytes`] is the
+    /// copy's size.
+    pub fn stored_compressed(&self) -> Option<(&'static str, u64)> {
+        self.decompressed
+            .as_ref()
+            .map(|d| (d.format, d.stored_bytes))
+    }
+
     fn empty(name: String, path: PathBuf, status: PartStatus, listed: bool) -> Self {
         PartInfo {
             name,
@@ -187,6 +210,7 @@ impl PartInfo {
             channel_counts: BTreeMap::new(),
             channels_counted: true,
             global_ids: ChannelMap::default(),
+            decompressed: None,
         }
     }
 
@@ -210,6 +234,17 @@ impl PartInfo {
                 return Self::empty(name, path, PartStatus::Garbage { what }, listed);
             }
         };
+        let mut magic = [0u8; 4];
+        let compression = read_up_to(&mut file, &mut magic)
+            .ok()
+            .and_then(|got| crate::layout::whole_file_compression(magic.get(..got)?));
+        if let Err(e) = file.rewind() {
+            let what = format!("cannot be read: {e}");
+            return Self::empty(name, path, PartStatus::Garbage { what }, listed);
+        }
+        if let Some(format) = compression {
+            return Self::inspect_decompressed(name, path, listed, count, file, format);
+        }
         match Self::inspect_file(name.clone(), path.clone(), listed, count, &mut file) {
             Ok(info) => info,
             Err(e) => {
@@ -217,6 +252,45 @@ impl PartInfo {
                 Self::empty(name, path, PartStatus::Garbage { what }, listed)
             }
         }
+    }
+
+    /// A part stored compressed whole: decompressed into a temporary copy, which is then
+    /// opened as any part is; the part keeps its own name and path.
+    fn inspect_decompressed(
+        name: String,
+        path: PathBuf,
+        listed: bool,
+        count: bool,
+        file: File,
+        format: &'static str,
+    ) -> Self {
+        let stored_bytes = file.metadata().map_or(0, |m| m.len());
+        let garbage = |name: String, path: PathBuf, what: String| {
+            let mut info = Self::empty(name, path, PartStatus::Garbage { what }, listed);
+            info.size_bytes = stored_bytes;
+            info
+        };
+        let decompressed = match crate::decompressed::decompress(file, format) {
+            Ok(d) => d,
+            Err(crate::decompressed::Failed(what)) => return garbage(name, path, what),
+        };
+        let copy = decompressed.path().to_path_buf();
+        let opened = File::open(&copy)
+            .map_err(|e| BagError::io("opening the decompressed copy", &copy, e))
+            .and_then(|mut f| Self::inspect_file(name.clone(), copy, listed, count, &mut f));
+        let mut info = match opened {
+            Ok(info) => info,
+            Err(e) => {
+                let what = format!(
+                    "cannot be read (decompressed from {format}): {}",
+                    e.detail()
+                );
+                return garbage(name, path, what);
+            }
+        };
+        info.path = path;
+        info.decompressed = Some(decompressed);
+        info
     }
 
     fn inspect_file(
@@ -239,11 +313,12 @@ impl PartInfo {
             return Self::from_sqlite(name, path, listed, size, count);
         }
         if got > 0 && magic.get(..got) != MAGIC.get(..got) {
+            // A part stored compressed whole is decompressed before it gets here
+            // ([`Self::inspect`]): this is one compressed twice over.
             let what = match crate::layout::whole_file_compression(&magic) {
                 Some(format) => format!(
-                    "is a {format}-compressed file (rosbag2 `compression_mode: file` stores \
-                     each file compressed whole), which is not read compressed: decompress it \
-                     (`{format} -d`) and open the result"
+                    "decompresses to a file that is {format}-compressed again, which is not read \
+                     (rosbag2 `compression_mode: file` compresses each file once)"
                 ),
                 None => "does not start with the MCAP magic".into(),
             };
@@ -402,7 +477,7 @@ impl PartInfo {
 
     fn fill_from_scan(&mut self) -> Result<()> {
         // Counting needs headers, not payloads: `bag info` reads no message data outside chunks.
-        let mut scanner = FileOrderScanner::open_headers_only(&self.path)?;
+        let mut scanner = FileOrderScanner::open_headers_only(self.data_path())?;
         let mut definitions = Definitions::default();
         let mut range: Option<(u64, u64)> = None;
         let mut in_order = true;

@@ -300,17 +300,18 @@ impl BagReader {
         for part in &self.parts {
             found.extend(part.damaged_chunks.iter().cloned());
             if let PartAccess::Ros1(index) = &part.access {
-                let damaged = index
-                    .damaged_chunks(&part.path, &part.name)
-                    .map_err(|source| BagError::Ros1 {
-                        path: part.path.clone(),
-                        source,
-                    })?;
+                let damaged =
+                    index
+                        .damaged_chunks(part.data_path(), &part.name)
+                        .map_err(|source| BagError::Ros1 {
+                            path: part.path.clone(),
+                            source,
+                        })?;
                 found.extend(damaged);
             }
             if let Some(summary) = indexed_summary(part)? {
-                let file =
-                    open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+                let file = open_regular(part.data_path())
+                    .map_err(|e| BagError::io("opening", &part.path, e))?;
                 let damaged = ChunkCursor::damaged_chunks(file, &summary, part)?;
                 found.extend(damaged.into_iter().map(|(damage, _)| damage));
             }
@@ -398,16 +399,16 @@ fn part_source(
     let source = match (indexed_summary(part)?, &part.access) {
         (Some(summary), _) => {
             let summary = summary.as_ref();
-            let file =
-                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            let file = open_regular(part.data_path())
+                .map_err(|e| BagError::io("opening", &part.path, e))?;
             if let Some(chunks) = ChunkCursor::new(file, summary, part, filter, wanted) {
                 return Ok(Some(Source::Chunks(Box::new(chunks))));
             }
             // Chunks that overlap in time, merged by the mcap crate's reader, which checks no
             // CRC: find the damaged chunks first and leave them out, so they cost only
             // themselves here too.
-            let file =
-                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            let file = open_regular(part.data_path())
+                .map_err(|e| BagError::io("opening", &part.path, e))?;
             let damaged = ChunkCursor::damaged_chunks(file, summary, part)?;
             let mut kept;
             let summary = if damaged.is_empty() {
@@ -436,8 +437,8 @@ fn part_source(
             }
             let reader = IndexedReader::new_with_options(summary, options)
                 .map_err(|e| BagError::mcap(&part.path, e))?;
-            let file =
-                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            let file = open_regular(part.data_path())
+                .map_err(|e| BagError::io("opening", &part.path, e))?;
             Source::Indexed {
                 reader: Box::new(reader),
                 file,
@@ -446,7 +447,7 @@ fn part_source(
         }
         (None, PartAccess::Ros1(index)) => Source::Ros1(Box::new(
             crate::ros1_bag::Ros1Cursor::new(
-                &part.path,
+                part.data_path(),
                 &part.name,
                 index,
                 filter.start_ns,
@@ -459,7 +460,7 @@ fn part_source(
         )),
         (None, PartAccess::Sqlite(index)) => Source::Sqlite(Box::new(
             crate::sqlite_part::SqliteCursor::new(
-                &part.path,
+                part.data_path(),
                 index,
                 filter.start_ns,
                 filter.end_ns,
@@ -471,10 +472,10 @@ fn part_source(
             })?,
         )),
         (None, PartAccess::FileOrder) => Source::FileOrder {
-            scanner: Box::new(FileOrderScanner::open(&part.path)?),
+            scanner: Box::new(FileOrderScanner::open(part.data_path())?),
         },
         (None, PartAccess::FileOrderSorted) => {
-            let mut scanner = FileOrderScanner::open(&part.path)?;
+            let mut scanner = FileOrderScanner::open(part.data_path())?;
             let mut messages = Vec::new();
             let mut head = Head::default();
             loop {
@@ -865,8 +866,8 @@ fn indexed_summary(part: &PartInfo) -> Result<Option<Arc<mcap::Summary>>> {
             if let Some(summary) = loaded.get() {
                 return Ok(Some(Arc::clone(summary)));
             }
-            let mut file =
-                open_regular(&part.path).map_err(|e| BagError::io("opening", &part.path, e))?;
+            let mut file = open_regular(part.data_path())
+                .map_err(|e| BagError::io("opening", &part.path, e))?;
             let summary = read_summary(&mut file, part.size_bytes).ok_or_else(|| {
                 BagError::SummaryUnreadable {
                     path: part.path.clone(),

@@ -79,7 +79,9 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     // An index of MCAP parts over SQLite or ROS 1 files would send ROS tools to the wrong
     // storage plugin: such a bag's index is not ours to rebuild.
     let foreign = reader.parts().iter().find_map(|p| {
-        if p.is_sqlite() {
+        if p.stored_compressed().is_some() {
+            Some("files stored compressed whole (rosbag2 `compression_mode: file`)")
+        } else if p.is_sqlite() {
             Some("rosbag2 SQLite files (.db3)")
         } else if p.is_ros1_bag() {
             Some("ROS 1 bag files")

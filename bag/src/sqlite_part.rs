@@ -30,8 +30,8 @@
 //! Per-message compression (`compression_mode: message`, `compression_format: zstd` in
 //! `metadata.yaml`) is recognised by each blob's zstd frame magic, so a `.db3` file opened alone
 //! reads the same: a CDR payload starts with its encapsulation header (`00 00`/`00 01`/...), never
-//! with the magic. A whole-file compressed `.db3.zstd` is not a SQLite file and is reported as
-//! such by whoever found it.
+//! with the magic. A `.db3.zstd` compressed whole (`compression_mode: file`) is decompressed into
+//! a temporary copy before it gets here ([`crate::decompressed`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::Read;

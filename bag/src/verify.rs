@@ -163,7 +163,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             bag.parts
                 .push(foreign::sqlite_report(path, &name, meta.len()));
         } else if let Some(format) = whole_file_compression(&head(path, 4)) {
-            bag.findings.push(compressed_whole(name, format));
+            verify_compressed(path, name, format, options, &mut bag);
         } else {
             bag.parts.push(verify_file_with(path, options)?);
         }
@@ -187,7 +187,13 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         let size = std::fs::metadata(&file).map_or(0, |m| m.len());
         bag.parts.push(foreign::sqlite_report(&file, name, size));
     }
-    let no_parts = parts.is_empty() && sqlite.is_empty();
+    // Parts the index lists stored compressed whole (rosbag2's `compression_mode: file`), which
+    // the directory's `*.mcap` and `*.db3` names do not catch.
+    let compressed = index::listed_compressed(path);
+    for (name, format) in &compressed {
+        verify_compressed(&path.join(name), name.clone(), format, options, &mut bag);
+    }
+    let no_parts = parts.is_empty() && sqlite.is_empty() && compressed.is_empty();
     for part_path in parts {
         match stream_part(&part_path, options) {
             Ok(report) => bag.parts.push(report),
@@ -202,9 +208,8 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
             }),
         }
     }
-    let compressed = index::check_index(path, &mut bag);
-    // Parts the index lists compressed whole were named as not checked: the bag has parts.
-    if no_parts && compressed == 0 {
+    index::check_index(path, &mut bag);
+    if no_parts {
         bag.findings.push(Finding {
             severity: Severity::Error,
             part: bag.path.clone(),
@@ -218,21 +223,60 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     Ok(bag)
 }
 
-/// The finding for a part stored compressed whole (rosbag2's `compression_mode: file`), which
-/// verify does not read.
-fn compressed_whole(part: String, format: &str) -> Finding {
-    Finding {
+/// Verifies the file at `path`, stored compressed whole with `format` (rosbag2's
+/// `compression_mode: file`), as the part `name`: decompressed into a temporary copy (the
+/// reader's way, see [`crate::decompressed`]), which is checked as the part it holds (MCAP, a
+/// rosbag2 SQLite file or a ROS 1 bag). A file that does not decompress is a finding.
+fn verify_compressed(
+    path: &Path,
+    name: String,
+    format: &'static str,
+    options: &VerifyOptions,
+    bag: &mut BagReport,
+) {
+    let not_verified = |found: String| Finding {
         severity: Severity::Error,
-        part,
+        part: name.clone(),
         offset: 0,
         offset_in_chunk: None,
         record: "file",
-        expected: "a part stored uncompressed".to_owned(),
-        found: format!(
-            "a file compressed whole with {format} (as rosbag2 writes with `compression_mode: \
-             file`), not checked: decompress it (`{format} -d`) and verify the result"
-        ),
-    }
+        expected: format!("a file compressed whole with {format} that decompresses"),
+        found,
+    };
+    let copy = match open_regular(path)
+        .map_err(|e| format!("cannot be opened: {e}"))
+        .and_then(|file| crate::decompressed::decompress(file, format).map_err(|e| e.0))
+    {
+        Ok(copy) => copy,
+        Err(found) => {
+            bag.findings.push(not_verified(found));
+            return;
+        }
+    };
+    let copy_path = copy.path();
+    let len = std::fs::metadata(copy_path).map_or(0, |m| m.len());
+    let mut report = if starts_with(copy_path, crate::ros1_bag::ROS1_MAGIC) {
+        bag.checked = Some(foreign::ROS1_CHECKED.to_owned());
+        foreign::ros1_report(copy_path, &name, len)
+    } else if starts_with(copy_path, crate::sqlite_part::SQLITE_MAGIC) {
+        bag.checked = Some(foreign::SQLITE_CHECKED.to_owned());
+        foreign::sqlite_report(copy_path, &name, len)
+    } else {
+        match open_regular(copy_path) {
+            Ok(file) => {
+                let mut input = std::io::BufReader::with_capacity(1 << 20, file);
+                check::check(&name, &mut input, len, options)
+            }
+            Err(e) => {
+                bag.findings.push(not_verified(format!(
+                    "its decompressed copy cannot be read: {e}"
+                )));
+                return;
+            }
+        }
+    };
+    report.part = name;
+    bag.parts.push(report);
 }
 
 /// Whether the regular file at `path` starts with `magic` (unreadable: no, and the MCAP check

@@ -106,6 +106,94 @@ fn bag_cat_reads_every_rosbag2_sqlite_message_and_leaf_exactly() {
     println!("{leaves} leaves compared");
 }
 
+/// The oracle split bag stored as `ros2 bag record --compression-mode file` stores it: each
+/// `.db3` zstd-compressed whole (`NAME.db3.zstd`), listed so in `metadata.yaml`. Every message
+/// and leaf reads exactly, verify checks the files against the index, export writes them all,
+/// and reindex refuses it, changing nothing.
+#[test]
+fn a_sqlite_bag_compressed_file_by_file_reads_every_leaf_exactly() {
+    let Some(root) = common::oracle_dir("rosbag2-sqlite3") else {
+        return;
+    };
+    let expected = expected(&root);
+    let tmp = tempfile::tempdir().unwrap();
+    let bag = tmp.path().join("split_two");
+    copy_dir(&root.join("split_two"), &bag);
+    let mut index = std::fs::read_to_string(bag.join("metadata.yaml")).unwrap();
+    for part in ["split_two_0.db3", "split_two_1.db3"] {
+        let plain = bag.join(part);
+        let packed = zstd::encode_all(&std::fs::read(&plain).unwrap()[..], 3).unwrap();
+        std::fs::write(bag.join(format!("{part}.zstd")), packed).unwrap();
+        std::fs::remove_file(&plain).unwrap();
+        index = index.replace(&format!("{part}\n"), &format!("{part}.zstd\n"));
+    }
+    index = index
+        .replace("compression_format: ''", "compression_format: zstd")
+        .replace("compression_mode: ''", "compression_mode: FILE");
+    assert_eq!(index.matches(".db3.zstd").count(), 4, "{index}");
+    std::fs::write(bag.join("metadata.yaml"), &index).unwrap();
+    let before = listing(&bag);
+
+    let leaves = cat_matches(&bag, "rosbag2", &expected["files"]["split_two"]);
+    let plain = cat_matches(
+        &root.join("split_two"),
+        "rosbag2",
+        &expected["files"]["split_two"],
+    );
+    assert!(
+        leaves > 500 && leaves == plain,
+        "{leaves} leaves compared, {plain} uncompressed"
+    );
+    let (code, report) = verify(&bag);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(
+        report.contains("split_two_1.db3.zstd: 17 messages"),
+        "{report}"
+    );
+    let export = tmp.path().join("export");
+    let out = Command::new(env!("CARGO_BIN_EXE_bag"))
+        .args([
+            "export".as_ref(),
+            bag.as_os_str(),
+            "--out".as_ref(),
+            export.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let info: Value = serde_json::from_slice(&bag_stdout(&[
+        "info".as_ref(),
+        "--json".as_ref(),
+        export.as_os_str(),
+    ]))
+    .unwrap();
+    assert_eq!(info["message_count"], 34, "{info}");
+    let out = Command::new(env!("CARGO_BIN_EXE_bag"))
+        .args(["reindex".as_ref(), bag.as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("compression_mode: file"),
+        "{out:?}"
+    );
+    assert_eq!(listing(&bag), before, "a tool changed the bag");
+}
+
+/// Every file of `dir` with its bytes.
+fn listing(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// A rosbag2 SQLite bag as Foxy, Galactic and Humble wrote them, without a
 /// `message_definitions` table (the oracle's own file with the table dropped): every message
 /// and leaf still reads exactly, from the ROS 2 standard definitions built in; a type that is

@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use super::head;
 use super::report::{BagReport, Finding, Severity};
-use super::{compressed_whole, head};
 use crate::layout::whole_file_compression;
 use crate::metadata::{METADATA_FILE, Metadata, PartState};
 
@@ -20,15 +20,33 @@ fn finding(severity: Severity, record: &'static str, expected: String, found: St
     }
 }
 
+/// The parts `dir/metadata.yaml` lists that are stored compressed whole (rosbag2's
+/// `compression_mode: file`), with their compression, in the order listed; none without a
+/// readable index. (A compressed copy the index does not list is not a part.)
+pub(crate) fn listed_compressed(dir: &Path) -> Vec<(String, &'static str)> {
+    let Ok(metadata) = Metadata::load(&dir.join(METADATA_FILE)) else {
+        return Vec::new();
+    };
+    let info = &metadata.rosbag2_bagfile_information;
+    let mut seen = BTreeSet::new();
+    info.relative_file_paths
+        .iter()
+        .chain(info.files.iter().map(|f| &f.path))
+        .filter(|name| seen.insert(name.as_str()))
+        .filter_map(|name| {
+            let format = whole_file_compression(&head(&dir.join(name), 4))?;
+            Some((name.clone(), format))
+        })
+        .collect()
+}
+
 /// Adds findings where `dir/metadata.yaml` disagrees with the verified parts: files listed but
 /// absent or present but unlisted, per-part and total counts, time ranges, per-topic counts, and
-/// part states. Does nothing when the directory has no index. Returns how many listed parts
-/// are stored compressed whole (rosbag2's `compression_mode: file`): each is named as not
-/// checked.
-pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
+/// part states. Does nothing when the directory has no index.
+pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) {
     let index_path = dir.join(METADATA_FILE);
     if !index_path.exists() {
-        return 0;
+        return;
     }
     let metadata = match Metadata::load(&index_path) {
         Ok(m) => m,
@@ -39,7 +57,7 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
                 "a parseable rosbag2 metadata.yaml".into(),
                 e.detail(),
             ));
-            return 0;
+            return;
         }
     };
     let info = &metadata.rosbag2_bagfile_information;
@@ -53,7 +71,6 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
     listed.extend(info.files.iter().map(|f| f.path.as_str()));
     let mut findings = Vec::new();
 
-    let mut compressed = 0;
     for name in &listed {
         if verified.contains_key(name) {
             continue;
@@ -65,9 +82,6 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
                 format!("part {name} on disk"),
                 "no such file".into(),
             ));
-        } else if let Some(format) = whole_file_compression(&head(&dir.join(name), 4)) {
-            compressed += 1;
-            findings.push(compressed_whole((*name).to_owned(), format));
         }
     }
     for name in verified.keys() {
@@ -219,5 +233,4 @@ pub(crate) fn check_index(dir: &Path, bag: &mut BagReport) -> usize {
         }
     }
     bag.findings.extend(findings);
-    compressed
 }

@@ -81,6 +81,7 @@ impl Report {
             .collect();
         let mut gaps = Vec::new();
         let mut notes = definition_notes(reader);
+        notes.extend(compressed_whole_note(reader));
         let mut salvaged = None;
         if let IndexState::Unreadable(error) = reader.index() {
             gaps.push(format!(
@@ -219,12 +220,24 @@ impl Report {
 
     fn print(&self, reader: &BagReader) {
         let total = reader.message_count();
-        let size: u64 = reader.parts().iter().map(|p| p.size_bytes).sum();
+        let size: u64 = reader.parts().iter().map(on_disk).sum();
+        // Per part: its chunks' (or messages') compressions, or how the whole file is stored.
         let mut compression: Vec<&str> = reader
             .parts()
             .iter()
-            .flat_map(|p| p.compression.iter())
-            .map(|c| if c.is_empty() { "none" } else { c.as_str() })
+            .flat_map(|p| {
+                let whole = match p.stored_compressed() {
+                    Some(("lz4", _)) => Some("lz4 (whole file)"),
+                    Some(_) => Some("zstd (whole file)"),
+                    None => None,
+                };
+                let inside = p
+                    .compression
+                    .iter()
+                    .filter(move |c| whole.is_none() || !c.is_empty())
+                    .map(|c| if c.is_empty() { "none" } else { c.as_str() });
+                whole.into_iter().chain(inside)
+            })
             .collect();
         compression.sort_unstable();
         compression.dedup();
@@ -302,7 +315,7 @@ impl Report {
                 "  {:<24} {:>10} msgs {:>10}  {}  [{state}]{scanned}",
                 p.name,
                 p.message_count,
-                bytes(p.size_bytes),
+                bytes(on_disk(p)),
                 range
             );
         }
@@ -372,7 +385,7 @@ impl Report {
             "end": utc(self.end_ns),
             "duration_ns": self.duration_ns(),
             "message_count": total,
-            "size_bytes": reader.parts().iter().map(|p| p.size_bytes).sum::<u64>(),
+            "size_bytes": reader.parts().iter().map(on_disk).sum::<u64>(),
             "dropped_messages": self.dropped(reader),
             "unstamped_messages": self.unstamped(reader),
             "index": match reader.index() {
@@ -396,8 +409,10 @@ impl Report {
                 "message_count": p.message_count,
                 "start_ns": p.time_range_ns.map(|r| r.0),
                 "end_ns": p.time_range_ns.map(|r| r.1),
-                "size_bytes": p.size_bytes,
+                "size_bytes": on_disk(p),
                 "compression": p.compression,
+                "stored_compressed": p.stored_compressed().map(|(format, _)| format),
+                "decompressed_bytes": p.stored_compressed().map(|_| p.size_bytes),
                 "counted_by_scan": p.counted_by_scan,
                 "listed_in_index": p.listed_in_index,
                 "attachments": p.attachments.iter().map(|a| json!({
@@ -432,6 +447,34 @@ impl Report {
 
 /// What a recording that names types without defining them (rosbag2 SQLite before Iron) means
 /// for decoding: which types decode with the standard definitions built in, and which cannot.
+/// A part's size on disk (for a part stored compressed whole, the compressed file's).
+fn on_disk(p: &bag::PartInfo) -> u64 {
+    p.stored_compressed()
+        .map_or(p.size_bytes, |(_, stored)| stored)
+}
+
+/// Says which parts are stored compressed whole, and where they are read from.
+fn compressed_whole_note(reader: &BagReader) -> Option<String> {
+    let parts: Vec<(&str, u64)> = reader
+        .parts()
+        .iter()
+        .filter(|p| p.stored_compressed().is_some())
+        .map(|p| (p.name.as_str(), p.size_bytes))
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = parts.iter().map(|(n, _)| *n).collect();
+    let total: u64 = parts.iter().map(|(_, b)| b).sum();
+    Some(format!(
+        "{} stored compressed whole (rosbag2 `compression_mode: file`): read from copies \
+         decompressed into the temporary directory ({} in all, removed when done; set TMPDIR \
+         to put them elsewhere)",
+        names.join(", "),
+        bytes(total)
+    ))
+}
+
 fn definition_notes(reader: &BagReader) -> Vec<String> {
     let (mut standard, mut missing) = (BTreeSet::new(), BTreeSet::new());
     for c in reader.channels() {
