@@ -5,8 +5,13 @@
 //! rosbag2 itself decompresses such a file beside the original, inside the bag. This never
 //! writes in the recording: the copy goes to the system's temporary directory (`TMPDIR`), is
 //! written in a streaming pass (memory does not grow with the file), and is deleted when the
-//! last reader of the part lets go of it. SQLite and the MCAP readers need a file they can seek
-//! in, which a compressed stream is not, hence the copy rather than decompressing on the fly.
+//! last reader of the part lets go of it. A process that is killed leaves its copies behind:
+//! their names carry the process id (`redline-decompressed-PID-...`), and the next
+//! decompression removes those of processes no longer running (where `/proc` tells). SQLite and
+//! the MCAP readers need a file they can seek in, which a compressed stream is not, hence the
+//! copy rather than decompressing on the fly. (A file without a name, opened again through
+//! `/proc/self/fd`, would leave nothing behind, but SQLite resolves that link to the deleted
+//! name and cannot open it.)
 //!
 //! A small file can decompress to a great deal, by accident or by design, so the copy stops
 //! (and is deleted) before it leaves less than [`RESERVE_BYTES`] free where it is written (or a
@@ -27,6 +32,9 @@ const CHECK_EVERY: u64 = 8 << 20;
 
 /// The copy's write buffer.
 const WRITE_BUFFER: usize = 1 << 20;
+
+/// The start of a copy's file name; the process id and a random part follow.
+const PREFIX: &str = "redline-decompressed-";
 
 /// A part's decompressed copy: where it is, and the handle that deletes it on drop (shared by
 /// every clone of the part's description, so the copy lives as long as the part can be read).
@@ -63,6 +71,34 @@ fn reserve(size: u64) -> u64 {
     RESERVE_BYTES.min(size / 10)
 }
 
+/// Removes the copies in `dir` that processes no longer running left behind (killed before
+/// they could delete them). Only where `/proc` says which processes run; a copy whose name
+/// does not parse, or whose process runs, is left alone.
+fn remove_orphans(dir: &Path) {
+    let proc = Path::new("/proc/self");
+    if !cfg!(target_os = "linux") || !proc.exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            // Another process may be removing it too: either way it goes.
+            std::fs::remove_file(entry.path()).ok();
+        }
+    }
+}
+
 /// [`decompress`] into a temporary file in `dir`, leaving `keep_free(size of its file system)`
 /// bytes free there.
 fn decompress_in(
@@ -72,18 +108,20 @@ fn decompress_in(
     keep_free: fn(u64) -> u64,
 ) -> Result<Decompressed, Failed> {
     let stored_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let creating = |e: std::io::Error| {
+        Failed(format!(
+            "cannot be decompressed: creating a temporary file in {} failed: {e}",
+            dir.display()
+        ))
+    };
+    remove_orphans(dir);
+    // On failure the copy is deleted as `copy` drops.
     let (out, copy) = tempfile::Builder::new()
-        .prefix("redline-decompressed-")
+        .prefix(&format!("{PREFIX}{}-", std::process::id()))
         .tempfile_in(dir)
-        .map_err(|e| {
-            Failed(format!(
-                "cannot be decompressed: creating a temporary file in {} failed: {e}",
-                dir.display()
-            ))
-        })?
+        .map_err(creating)?
         .into_parts();
-    // On failure `copy` drops here, deleting what was written.
-    write_decompressed(file, format, out, keep_free).map_err(|e| match e {
+    write_decompressed(file, format, &out, keep_free).map_err(|e| match e {
         Copy::Read(e) => Failed(format!("cannot be decompressed ({format}): {e}")),
         Copy::Full { written, free } => Failed(format!(
             "cannot be decompressed: its copy in {} stopped after {written} bytes with {free} \
@@ -136,7 +174,7 @@ fn space(_: &File) -> Option<(u64, u64)> {
 fn write_decompressed(
     file: File,
     format: &'static str,
-    out: File,
+    out: &File,
     keep_free: fn(u64) -> u64,
 ) -> Result<(), Copy> {
     let input = BufReader::new(file);
@@ -169,10 +207,8 @@ fn write_decompressed(
             .map_err(Copy::Write)?;
         written = written.saturating_add(n as u64);
     }
-    out.into_inner()
-        .map_err(|e| Copy::Write(e.into_error()))?
-        .sync_data()
-        .map_err(Copy::Write)
+    // Read back by this machine only: written through the page cache, not synced.
+    out.flush().map_err(Copy::Write)
 }
 
 #[cfg(test)]
@@ -204,9 +240,16 @@ mod tests {
             assert_eq!(std::fs::read(d.path()).unwrap(), data, "{format}");
             assert_eq!(d.stored_bytes, f.as_file().metadata().unwrap().len());
             let path = d.path().to_path_buf();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let mine = format!("{PREFIX}{}-", std::process::id());
+            assert!(name.starts_with(&mine), "{name}");
             let clone = d.clone();
             drop(d);
-            assert!(path.exists(), "a clone still holds the copy");
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                data,
+                "a clone still holds the copy"
+            );
             drop(clone);
             assert!(!path.exists(), "the copy outlived its last holder");
         }
@@ -248,5 +291,28 @@ mod tests {
         assert!(e.0.contains("to keep the disk from filling"), "{}", e.0);
         assert!(e.0.contains("set TMPDIR"), "{}", e.0);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn copies_left_by_a_process_no_longer_running_are_removed_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // Process ids above the kernel's largest (2^22) never run.
+        let orphan = dir.path().join(format!("{PREFIX}4194305-abc"));
+        let running = dir
+            .path()
+            .join(format!("{PREFIX}{}-abc", std::process::id()));
+        let other = dir.path().join("redline-decompressed-notapid");
+        for path in [&orphan, &running, &other] {
+            std::fs::write(path, b"x").unwrap();
+        }
+        let f = compressed("zstd", b"data");
+        let d = decompress_in(File::open(f.path()).unwrap(), "zstd", dir.path(), reserve).unwrap();
+        assert!(!orphan.exists(), "an orphan was kept");
+        assert!(
+            running.exists() && other.exists(),
+            "a copy in use or not ours was removed"
+        );
+        drop(d);
     }
 }
