@@ -520,6 +520,81 @@ mod tests {
         }
     }
 
+    /// One topic recorded with two types (a node restarted with a new message version): two
+    /// topics, each decoded with its own definition, never the other's.
+    #[test]
+    fn a_topic_recorded_with_two_types_decodes_each_with_its_own_definition() {
+        use bag::{BagWriter, ChannelSpec, SchemaSpec, WriteOptions};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("bag");
+        let mut w = BagWriter::create(&path, WriteOptions::new()).expect("create");
+        let spec = |name: &str, text: &str| ChannelSpec {
+            topic: "/motor".into(),
+            message_encoding: "cdr".into(),
+            schema: Some(SchemaSpec {
+                name: name.into(),
+                encoding: "ros2msg".into(),
+                data: text.as_bytes().to_vec(),
+            }),
+            metadata: Default::default(),
+        };
+        let old = w.add_channel(spec("m/msg/Speed", "float64 rpm\n"));
+        let new = w.add_channel(spec("m/msg/Speed2", "int32 gear\nfloat64 rpm\n"));
+        // The same type again, as a re-advertised channel: one topic with the first.
+        let again = w.add_channel(spec("m/msg/Speed", "float64 rpm\n"));
+        for i in 0..10u64 {
+            let t = 1_000_000_000 + i * 1_000_000;
+            let mut a = vec![0u8, 1, 0, 0];
+            a.extend((i as f64).to_le_bytes());
+            w.write(if i < 5 { old } else { again }, t, Some(t), &a)
+                .expect("write");
+            let mut b = vec![0u8, 1, 0, 0];
+            b.extend((i as i32).to_le_bytes());
+            b.extend([0u8; 4]);
+            b.extend((1_000.0 + i as f64).to_le_bytes());
+            w.write(new, t + 500_000, Some(t + 500_000), &b)
+                .expect("write");
+        }
+        w.close().expect("close");
+        let source = RecordingSource::open(&path).expect("open");
+        let names: Vec<&str> = source
+            .summary()
+            .topics
+            .iter()
+            .map(|t| t.topic.as_str())
+            .collect();
+        assert_eq!(names, ["/motor", "/motor (as m/msg/Speed2)"]);
+        let progress: Vec<AtomicU64> = (0..2).map(|_| AtomicU64::new(0)).collect();
+        let results = std::sync::Mutex::new(vec![None, None]);
+        let issues = load_windows(
+            &source,
+            &source.windows(2),
+            &AtomicBool::new(false),
+            &progress,
+            &mut |i, data| {
+                if let (Ok(mut r), Ok(d)) = (results.lock(), data) {
+                    r[i] = Some(d);
+                }
+            },
+        );
+        assert!(issues.is_empty(), "{issues:?}");
+        let results = results.into_inner().expect("results");
+        for (k, first) in [(0usize, 0.0), (1, 1_000.0)] {
+            let data = results[k].as_ref().expect("loaded");
+            assert_eq!(data.times_ns.len(), 10, "{k}");
+            let rpm = data.field("rpm").expect("rpm");
+            for j in 0..10 {
+                assert_eq!(rpm.series.value(j), Some(first + j as f64), "{k} {j}");
+            }
+        }
+        let gear = results[1]
+            .as_ref()
+            .and_then(|d| d.field("gear"))
+            .expect("gear");
+        assert_eq!(gear.series.value(9), Some(9.0));
+        assert!(results[0].as_ref().and_then(|d| d.field("gear")).is_none());
+    }
+
     #[test]
     fn many_windows_load_the_same_columns_as_one() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -196,6 +196,17 @@ pub trait DataSource: Send + Sync {
     }
 }
 
+/// Whether `spec` holds the messages `topic` decodes: the same encoding and definition.
+fn same_definition(topic: &TopicInfo, spec: &bag::ChannelSpec) -> bool {
+    let (encoding, name, data) = spec.schema.as_ref().map_or(("", "", &[][..]), |s| {
+        (s.encoding.as_str(), s.name.as_str(), s.data.as_slice())
+    });
+    topic.message_encoding == spec.message_encoding
+        && topic.schema_encoding == encoding
+        && topic.schema_name == name
+        && topic.schema_data == data
+}
+
 /// The publish time of a message as the app uses it: `None` when unknown. MCAP writes 0 when
 /// a format has no publish time, and our writer (like rosbag2's recorder) stores the log time
 /// for a message that arrived without one, so a publish time equal to the log time says
@@ -211,6 +222,9 @@ pub struct RecordingSource {
     summary: SourceSummary,
     /// Recording-wide channel id -> index in `summary.topics`.
     channel_topic: Vec<Option<usize>>,
+    /// Per topic, the name it was recorded under (`summary.topics` names a second type on one
+    /// name apart).
+    recorded_topics: Vec<String>,
     /// Per part: read in file order because it is torn.
     torn_parts: Vec<bool>,
 }
@@ -224,29 +238,67 @@ impl RecordingSource {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut topics: Vec<TopicInfo> = Vec::new();
+        // Channels merge into one topic when they share its name and definition (re-advertised,
+        // or the same in each part). A name recorded with another type or definition (a node
+        // restarted with a new message version) is a topic of its own, named after its type:
+        // decoding its messages with the first one's definition would show values the
+        // recording does not hold. Each topic is kept with the name it was recorded under.
+        let mut topics: Vec<(TopicInfo, String)> = Vec::new();
         for c in reader.channels() {
             let spec = &c.spec;
-            // The same topic can appear as several channels (re-advertised); merge by name.
-            if let Some(t) = topics.iter_mut().find(|t| t.topic == spec.topic) {
+            if let Some((t, _)) = topics
+                .iter_mut()
+                .find(|(t, recorded)| *recorded == spec.topic && same_definition(t, spec))
+            {
                 t.message_count = t.message_count.zip(c.message_count).map(|(a, b)| a + b);
                 continue;
             }
+            let type_name = spec.type_name().to_owned();
+            let namesakes: Vec<&TopicInfo> = topics
+                .iter()
+                .filter(|(_, recorded)| *recorded == spec.topic)
+                .map(|(t, _)| t)
+                .collect();
+            let topic = if namesakes.is_empty() {
+                spec.topic.clone()
+            } else if namesakes.iter().any(|t| t.type_name == type_name) {
+                format!(
+                    "{} (as {type_name}, definition {})",
+                    spec.topic,
+                    namesakes.len() + 1
+                )
+            } else {
+                format!("{} (as {type_name})", spec.topic)
+            };
             let (schema_encoding, schema_name, schema_data) = match &spec.schema {
                 Some(s) => (s.encoding.clone(), s.name.clone(), s.data.clone()),
                 None => (String::new(), String::new(), Vec::new()),
             };
-            topics.push(TopicInfo {
-                topic: spec.topic.clone(),
-                type_name: spec.type_name().to_owned(),
-                message_encoding: spec.message_encoding.clone(),
-                schema_encoding,
-                schema_name,
-                schema_data,
-                message_count: c.message_count,
-            });
+            topics.push((
+                TopicInfo {
+                    topic,
+                    type_name,
+                    message_encoding: spec.message_encoding.clone(),
+                    schema_encoding,
+                    schema_name,
+                    schema_data,
+                    message_count: c.message_count,
+                },
+                spec.topic.clone(),
+            ));
         }
-        topics.sort_by(|a, b| a.topic.cmp(&b.topic));
+        topics.sort_by(|a, b| a.0.topic.cmp(&b.0.topic));
+        let channel_topic = reader
+            .channels()
+            .iter()
+            .map(|c| {
+                topics.iter().position(|(t, recorded)| {
+                    *recorded == c.spec.topic && same_definition(t, &c.spec)
+                })
+            })
+            .collect();
+        let recorded_topics = topics.iter().map(|(_, r)| r.clone()).collect();
+        let topics: Vec<TopicInfo> = topics.into_iter().map(|(t, _)| t).collect();
         let parts = reader
             .parts()
             .iter()
@@ -290,11 +342,6 @@ impl RecordingSource {
             time_range_ns: reader.time_range_ns(),
             health,
         };
-        let channel_topic = reader
-            .channels()
-            .iter()
-            .map(|c| summary.topics.iter().position(|t| t.topic == c.spec.topic))
-            .collect();
         let torn_parts = reader
             .parts()
             .iter()
@@ -304,6 +351,7 @@ impl RecordingSource {
             reader,
             summary,
             channel_topic,
+            recorded_topics,
             torn_parts,
         })
     }
@@ -333,7 +381,7 @@ impl DataSource for RecordingSource {
             ReadFilter::all().topics(
                 topics
                     .iter()
-                    .filter_map(|&i| self.summary.topics.get(i).map(|t| t.topic.as_str())),
+                    .filter_map(|&i| self.recorded_topics.get(i).map(String::as_str)),
             )
         };
         if let Some(s) = window.start_ns {
