@@ -131,6 +131,10 @@ pub struct Typed<T> {
     pub values: Vec<T>,
     levels: Vec<Vec<(T, T)>>,
     flags: Vec<Vec<u8>>,
+    /// Every flag any value sets: when 0 (no value is infinite or a NaN the recording holds,
+    /// as for most signals), ranges skip reading `flags`, which saves a cache line per level
+    /// at each end of a pixel column.
+    any_flags: u8,
     /// For a column of 64-bit integers some of which `f64` rounds: per value, the exact
     /// integer minus the value as `f64` (at most 2048 away for 64-bit integers); empty when
     /// every value is exact.
@@ -221,10 +225,12 @@ impl<T: Sample> Typed<T> {
         }
         levels.shrink_to_fit();
         flags.shrink_to_fit();
+        let any_flags = flags.first().map_or(0, |f| f.iter().fold(0, |a, &b| a | b));
         Self {
             values,
             levels,
             flags,
+            any_flags,
             residual: Vec::new(),
         }
     }
@@ -235,6 +241,7 @@ impl<T: Sample> Typed<T> {
     pub fn push(&mut self, v: T) {
         let i = self.values.len();
         self.values.push(v);
+        self.any_flags |= flag_of(v.to_f64());
         let n = i + 1;
         let mut block = FANOUT;
         for k in 0.. {
@@ -345,10 +352,7 @@ impl<T: Sample> Typed<T> {
                     }
                 }
             }
-        } else if let (Some(s), Some(f)) = (
-            self.levels.get(level - 1).and_then(|l| l.get(lo..hi)),
-            self.flags.get(level - 1).and_then(|l| l.get(lo..hi)),
-        ) {
+        } else if let Some(s) = self.levels.get(level - 1).and_then(|l| l.get(lo..hi)) {
             for &(a, b) in s {
                 if a < min {
                     min = a;
@@ -357,7 +361,11 @@ impl<T: Sample> Typed<T> {
                     max = b;
                 }
             }
-            *flags |= f.iter().fold(0, |a, &b| a | b);
+            if self.any_flags != 0
+                && let Some(f) = self.flags.get(level - 1).and_then(|l| l.get(lo..hi))
+            {
+                *flags |= f.iter().fold(0, |a, &b| a | b);
+            }
         }
         *acc = (min, max);
     }
