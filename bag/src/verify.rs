@@ -11,8 +11,10 @@
 //! For the same reason it does not use the library's own format layer ([`crate::format`]), which
 //! the reader and the writer share: its record framing, headers and chunk decompression are
 //! written a second time here, on purpose, so that a mistake in one is caught by the other. The
-//! only thing it takes from the rest of the crate is bag layout, not MCAP: the order of parts in
-//! a directory and the `metadata.yaml` it checks against them.
+//! only things it takes from the rest of the crate are bag layout, not MCAP: the order of parts
+//! in a directory, the `metadata.yaml` it checks against them, and the decompressed copy of a
+//! part stored compressed whole ([`crate::decompressed`], zstd or LZ4 of the whole file), whose
+//! content it then checks as it checks any part.
 //!
 //! Parsing is sans-io over `&[u8]` (record by record); the checker streams a part from any
 //! `Read + Seek` in one pass, holding one record at a time, so memory is bounded by the record
