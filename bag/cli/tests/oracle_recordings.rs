@@ -151,16 +151,12 @@ fn a_sqlite_bag_compressed_file_by_file_reads_every_leaf_exactly() {
         "{report}"
     );
     let export = tmp.path().join("export");
-    let out = Command::new(env!("CARGO_BIN_EXE_bag"))
-        .args([
-            "export".as_ref(),
-            bag.as_os_str(),
-            "--out".as_ref(),
-            export.as_os_str(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    bag_stdout(&[
+        "export".as_ref(),
+        bag.as_os_str(),
+        "-o".as_ref(),
+        export.as_os_str(),
+    ]);
     let info: Value = serde_json::from_slice(&bag_stdout(&[
         "info".as_ref(),
         "--json".as_ref(),
