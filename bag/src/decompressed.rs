@@ -6,8 +6,10 @@
 //! writes in the recording: the copy goes to the system's temporary directory (`TMPDIR`), is
 //! written in a streaming pass (memory does not grow with the file), and is deleted when the
 //! last reader of the part lets go of it. A process that is killed leaves its copies behind:
-//! their names carry the process id (`redline-decompressed-PID-...`), and the next
-//! decompression removes those of processes no longer running (where `/proc` tells). SQLite and
+//! their names carry the process id and its PID namespace
+//! (`redline-decompressed-NS-PID-...`), and the next decompression removes those of processes
+//! of its own namespace no longer running (where `/proc` tells; a copy from another container
+//! sharing the directory is left alone). SQLite and
 //! the MCAP readers need a file they can seek in, which a compressed stream is not, hence the
 //! copy rather than decompressing on the fly. (A file without a name, opened again through
 //! `/proc/self/fd`, would leave nothing behind, but SQLite resolves that link to the deleted
@@ -33,8 +35,26 @@ const CHECK_EVERY: u64 = 8 << 20;
 /// The copy's write buffer.
 const WRITE_BUFFER: usize = 1 << 20;
 
-/// The start of a copy's file name; the process id and a random part follow.
+/// The start of a copy's file name; the PID namespace, the process id and a random part
+/// follow.
 const PREFIX: &str = "redline-decompressed-";
+
+/// This process's PID namespace (the number in `/proc/self/ns/pid`'s `pid:[N]`); 0 where
+/// `/proc` does not tell.
+fn pid_namespace() -> u64 {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .and_then(|l| {
+            let l = l.to_str()?.strip_prefix("pid:[")?.strip_suffix(']')?;
+            l.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// The start of this process's copies' names.
+fn own_prefix() -> String {
+    format!("{PREFIX}{}-{}-", pid_namespace(), std::process::id())
+}
 
 /// A part's decompressed copy: where it is, and the handle that deletes it on drop (shared by
 /// every clone of the part's description, so the copy lives as long as the part can be read).
@@ -71,12 +91,13 @@ fn reserve(size: u64) -> u64 {
     RESERVE_BYTES.min(size / 10)
 }
 
-/// Removes the copies in `dir` that processes no longer running left behind (killed before
-/// they could delete them). Only where `/proc` says which processes run; a copy whose name
-/// does not parse, or whose process runs, is left alone.
+/// Removes the copies in `dir` that processes of this PID namespace no longer running left
+/// behind (killed before they could delete them). Only where `/proc` says which processes run;
+/// a copy whose name does not parse, of another namespace, or whose process runs, is left
+/// alone.
 fn remove_orphans(dir: &Path) {
-    let proc = Path::new("/proc/self");
-    if !cfg!(target_os = "linux") || !proc.exists() {
+    let namespace = pid_namespace();
+    if !cfg!(target_os = "linux") || namespace == 0 {
         return;
     }
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -87,6 +108,7 @@ fn remove_orphans(dir: &Path) {
         let Some(pid) = name
             .to_str()
             .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.strip_prefix(&format!("{namespace}-")))
             .and_then(|rest| rest.split_once('-'))
             .and_then(|(pid, _)| pid.parse::<u32>().ok())
         else {
@@ -117,7 +139,7 @@ fn decompress_in(
     remove_orphans(dir);
     // On failure the copy is deleted as `copy` drops.
     let (out, copy) = tempfile::Builder::new()
-        .prefix(&format!("{PREFIX}{}-", std::process::id()))
+        .prefix(&own_prefix())
         .tempfile_in(dir)
         .map_err(creating)?
         .into_parts();
@@ -241,8 +263,7 @@ mod tests {
             assert_eq!(d.stored_bytes, f.as_file().metadata().unwrap().len());
             let path = d.path().to_path_buf();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let mine = format!("{PREFIX}{}-", std::process::id());
-            assert!(name.starts_with(&mine), "{name}");
+            assert!(name.starts_with(&own_prefix()), "{name}");
             let clone = d.clone();
             drop(d);
             assert_eq!(
@@ -298,21 +319,21 @@ mod tests {
     fn copies_left_by_a_process_no_longer_running_are_removed_and_others_kept() {
         let dir = tempfile::tempdir().unwrap();
         // Process ids above the kernel's largest (2^22) never run.
-        let orphan = dir.path().join(format!("{PREFIX}4194305-abc"));
-        let running = dir
-            .path()
-            .join(format!("{PREFIX}{}-abc", std::process::id()));
+        let ns = pid_namespace();
+        assert_ne!(ns, 0, "/proc/self/ns/pid");
+        let orphan = dir.path().join(format!("{PREFIX}{ns}-4194305-abc"));
+        let running = dir.path().join(format!("{}abc", own_prefix()));
+        let elsewhere = dir.path().join(format!("{PREFIX}{}-4194305-abc", ns + 1));
         let other = dir.path().join("redline-decompressed-notapid");
-        for path in [&orphan, &running, &other] {
+        for path in [&orphan, &running, &elsewhere, &other] {
             std::fs::write(path, b"x").unwrap();
         }
         let f = compressed("zstd", b"data");
         let d = decompress_in(File::open(f.path()).unwrap(), "zstd", dir.path(), reserve).unwrap();
         assert!(!orphan.exists(), "an orphan was kept");
-        assert!(
-            running.exists() && other.exists(),
-            "a copy in use or not ours was removed"
-        );
+        assert!(running.exists(), "a copy in use was removed");
+        assert!(elsewhere.exists(), "another namespace's copy was removed");
+        assert!(other.exists(), "a file not ours was removed");
         drop(d);
     }
 }
