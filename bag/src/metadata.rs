@@ -700,6 +700,32 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| BagError::io("syncing", dir, e))
 }
 
+/// The parts `dir/metadata.yaml` lists that are stored compressed whole (rosbag2's
+/// `compression_mode: file`), with their compression (`zstd`, `lz4`), in the order listed; none
+/// without a readable index. Judged by each file's first bytes, as the reader judges them. (A
+/// compressed copy the index does not list is not a part.)
+pub(crate) fn listed_compressed(dir: &Path) -> Vec<(String, &'static str)> {
+    use std::io::Read;
+    let Ok(metadata) = Metadata::load(&dir.join(METADATA_FILE)) else {
+        return Vec::new();
+    };
+    let info = &metadata.rosbag2_bagfile_information;
+    let mut seen = std::collections::BTreeSet::new();
+    info.relative_file_paths
+        .iter()
+        .chain(info.files.iter().map(|f| &f.path))
+        .filter(|name| seen.insert(name.as_str()))
+        .filter_map(|name| {
+            let mut magic = Vec::with_capacity(4);
+            crate::layout::open_regular(&dir.join(name))
+                .and_then(|file| file.take(4).read_to_end(&mut magic))
+                .ok()?;
+            let format = crate::layout::whole_file_compression(&magic)?;
+            Some((name.clone(), format))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,13 +75,18 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     // A bag being written has an open part that only looks torn: repairing it would cut the
     // writer off from its own file.
     crate::writer_lock::ensure_not_being_written(dir)?;
+    // Files stored compressed whole are judged before opening, which would decompress them.
+    if !crate::metadata::listed_compressed(dir).is_empty() {
+        return Err(BagError::ForeignStorage {
+            path: dir.to_path_buf(),
+            what: "files stored compressed whole (rosbag2 `compression_mode: file`)",
+        });
+    }
     let reader = BagReader::open(dir)?;
     // An index of MCAP parts over SQLite or ROS 1 files would send ROS tools to the wrong
     // storage plugin: such a bag's index is not ours to rebuild.
     let foreign = reader.parts().iter().find_map(|p| {
-        if p.stored_compressed().is_some() {
-            Some("files stored compressed whole (rosbag2 `compression_mode: file`)")
-        } else if p.is_sqlite() {
+        if p.is_sqlite() {
             Some("rosbag2 SQLite files (.db3)")
         } else if p.is_ros1_bag() {
             Some("ROS 1 bag files")

@@ -191,7 +191,7 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     }
     // Parts the index lists stored compressed whole (rosbag2's `compression_mode: file`), which
     // the directory's `*.mcap` and `*.db3` names do not catch.
-    let compressed = index::listed_compressed(path);
+    let compressed = crate::metadata::listed_compressed(path);
     for (name, format) in &compressed {
         verify_compressed(&path.join(name), name.clone(), format, options, &mut bag);
     }

@@ -3,9 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::head;
 use super::report::{BagReport, Finding, Severity};
-use crate::layout::whole_file_compression;
 use crate::metadata::{METADATA_FILE, Metadata, PartState};
 
 fn finding(severity: Severity, record: &'static str, expected: String, found: String) -> Finding {
@@ -18,26 +16,6 @@ fn finding(severity: Severity, record: &'static str, expected: String, found: St
         expected,
         found,
     }
-}
-
-/// The parts `dir/metadata.yaml` lists that are stored compressed whole (rosbag2's
-/// `compression_mode: file`), with their compression, in the order listed; none without a
-/// readable index. (A compressed copy the index does not list is not a part.)
-pub(crate) fn listed_compressed(dir: &Path) -> Vec<(String, &'static str)> {
-    let Ok(metadata) = Metadata::load(&dir.join(METADATA_FILE)) else {
-        return Vec::new();
-    };
-    let info = &metadata.rosbag2_bagfile_information;
-    let mut seen = BTreeSet::new();
-    info.relative_file_paths
-        .iter()
-        .chain(info.files.iter().map(|f| &f.path))
-        .filter(|name| seen.insert(name.as_str()))
-        .filter_map(|name| {
-            let format = whole_file_compression(&head(&dir.join(name), 4))?;
-            Some((name.clone(), format))
-        })
-        .collect()
 }
 
 /// Adds findings where `dir/metadata.yaml` disagrees with the verified parts: files listed but
