@@ -19,14 +19,36 @@ pub(crate) fn part_file_name(bag_name: &str, index: usize) -> String {
     format!("{bag_name}_{index}.mcap")
 }
 
-/// Sort key of a part file name: the name without `.mcap` (or `.db3`) and its trailing digits, then the
-/// number those digits make (0 when there are none), then the whole name to break ties
-/// (`run01` and `run1`).
-pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
-    let stem = name
-        .strip_suffix(".mcap")
-        .or_else(|| name.strip_suffix(".db3"))
+/// What a file stored compressed whole is named with after its own name: rosbag2's
+/// `compression_mode: file` writes `.zstd`; the `zstd` and `lz4` tools write `.zst` and `.lz4`.
+const WHOLE_FILE_SUFFIXES: [&str; 3] = [".zstd", ".zst", ".lz4"];
+
+/// A part's name without what marks it as one: `.mcap` or `.db3`, after any
+/// [`WHOLE_FILE_SUFFIXES`] (`bag_0.db3.zstd` is `bag_0`); `None` for a name that is not a
+/// part's.
+fn part_stem(name: &str) -> Option<&str> {
+    let inner = WHOLE_FILE_SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
         .unwrap_or(name);
+    inner
+        .strip_suffix(".mcap")
+        .or_else(|| inner.strip_suffix(".db3"))
+}
+
+/// The name of the file `name` decompresses to (`bag_0.db3` for `bag_0.db3.zstd`); `None` for a
+/// name without a compression suffix.
+fn uncompressed_name(name: &str) -> Option<&str> {
+    WHOLE_FILE_SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+}
+
+/// Sort key of a part file name: the name without `.mcap` or `.db3` (and a compression suffix
+/// after it) and its trailing digits, then the number those digits make (0 when there are
+/// none), then the whole name to break ties (`run01` and `run1`).
+pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
+    let stem = part_stem(name).unwrap_or(name);
     let prefix = stem.trim_end_matches(|c: char| c.is_ascii_digit());
     let digits = stem.get(prefix.len()..).unwrap_or("");
     let number = if digits.is_empty() {
@@ -38,17 +60,26 @@ pub(crate) fn part_sort_key(name: &str) -> (String, u64, String) {
     (prefix.to_string(), number, name.to_string())
 }
 
-/// Every entry of `dir` named `*.mcap` or `*.db3` (rosbag2's SQLite storage), in part order,
-/// whatever it is: a regular file, a symbolic link (to a part elsewhere, or to nothing), a FIFO
-/// or a directory. Entries that are not readable parts are kept, so that whoever opens them
-/// reports them rather than skipping them unseen.
+/// Every entry of `dir` named `*.mcap` or `*.db3` (rosbag2's SQLite storage), or one of those
+/// stored compressed whole (`*.db3.zstd`, as rosbag2 writes with `compression_mode: file`,
+/// [`WHOLE_FILE_SUFFIXES`]), in part order, whatever it is: a regular file, a symbolic link (to
+/// a part elsewhere, or to nothing), a FIFO or a directory. Entries that are not readable parts
+/// are kept, so that whoever opens them reports them rather than skipping them unseen. A
+/// compressed file whose decompressed twin lies beside it (`bag_0.db3` and `bag_0.db3.zstd`, as
+/// `zstd -d` leaves them) is the same part: only the twin is listed, so no message is read twice.
 pub(crate) fn discover_parts(dir: &Path) -> Result<Vec<String>> {
     let entries = std::fs::read_dir(dir).map_err(|e| BagError::io("listing", dir, e))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".mcap") || n.ends_with(".db3"))
+        .filter(|n| part_stem(n).is_some())
         .collect();
+    let plain: std::collections::HashSet<String> = names
+        .iter()
+        .filter(|n| uncompressed_name(n).is_none())
+        .cloned()
+        .collect();
+    names.retain(|n| uncompressed_name(n).is_none_or(|twin| !plain.contains(twin)));
     names.sort_by_cached_key(|n| part_sort_key(n));
     Ok(names)
 }
@@ -178,6 +209,37 @@ mod tests {
         }
         let error = open_regular(dir.path()).unwrap_err();
         assert!(error.to_string().contains("a directory"), "{error}");
+    }
+
+    #[test]
+    fn parts_stored_compressed_whole_are_found_in_order_and_a_decompressed_twin_wins() {
+        let Ok(dir) = tempfile::tempdir() else {
+            panic!("tempdir");
+        };
+        for name in [
+            "b_10.db3.zstd",
+            "b_9.db3.zstd",
+            "b_0.db3.zstd",
+            "c.mcap.zst",
+            "d.mcap.lz4",
+            "twin_0.db3",
+            "twin_0.db3.zstd",
+            "notes.zstd",
+            "metadata.yaml",
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        assert_eq!(
+            discover_parts(dir.path()).unwrap(),
+            [
+                "b_0.db3.zstd",
+                "b_9.db3.zstd",
+                "b_10.db3.zstd",
+                "c.mcap.zst",
+                "d.mcap.lz4",
+                "twin_0.db3"
+            ]
+        );
     }
 
     #[test]

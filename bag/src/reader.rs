@@ -137,7 +137,8 @@ impl BagReader {
             if names.is_empty() {
                 return Err(BagError::NotARecording {
                     path,
-                    why: "the directory holds no .mcap or .db3 files and no metadata.yaml listing any"
+                    why: "the directory holds no .mcap or .db3 files (nor such files compressed \
+                          whole, .zstd) and no metadata.yaml listing any"
                         .into(),
                 });
             }

@@ -171,16 +171,30 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         }
         return Ok(bag);
     }
-    // The reader's rule for what the parts are (every `*.mcap` entry, symbolic links followed),
-    // so that a bag the reader reads is the bag verify checks; SQLite parts are not MCAP.
-    let (sqlite, parts): (Vec<String>, Vec<String>) = discover_parts(path)
-        .map_err(|e| match e {
-            crate::BagError::Io { source, .. } => io_err(source),
-            other => io_err(std::io::Error::other(other.detail())),
-        })?
-        .into_iter()
-        .partition(|name| name.ends_with(".db3"));
-    let parts: Vec<PathBuf> = parts.into_iter().map(|name| path.join(name)).collect();
+    // The reader's rule for what the parts are (every `*.mcap` and `*.db3` entry and those
+    // stored compressed whole, symbolic links followed), so that a bag the reader reads is the
+    // bag verify checks. What a part holds is told by its first bytes, as the reader tells it:
+    // SQLite parts are not MCAP, and compressed ones are checked through a copy.
+    let discovered = discover_parts(path).map_err(|e| match e {
+        crate::BagError::Io { source, .. } => io_err(source),
+        other => io_err(std::io::Error::other(other.detail())),
+    })?;
+    // Parts the index lists stored compressed whole (rosbag2's `compression_mode: file`), and
+    // those found on disk.
+    let mut compressed = crate::metadata::listed_compressed(path);
+    let (mut sqlite, mut parts) = (Vec::new(), Vec::new());
+    for name in discovered {
+        let magic = head(&path.join(&name), 4);
+        if let Some(format) = whole_file_compression(&magic) {
+            if !compressed.iter().any(|(listed, _)| *listed == name) {
+                compressed.push((name, format));
+            }
+        } else if name.ends_with(".db3") {
+            sqlite.push(name);
+        } else {
+            parts.push(path.join(name));
+        }
+    }
     if !sqlite.is_empty() {
         bag.checked = Some(foreign::SQLITE_CHECKED.to_owned());
     }
@@ -189,9 +203,6 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         let size = std::fs::metadata(&file).map_or(0, |m| m.len());
         bag.parts.push(foreign::sqlite_report(&file, name, size));
     }
-    // Parts the index lists stored compressed whole (rosbag2's `compression_mode: file`), which
-    // the directory's `*.mcap` and `*.db3` names do not catch.
-    let compressed = crate::metadata::listed_compressed(path);
     for (name, format) in &compressed {
         verify_compressed(&path.join(name), name.clone(), format, options, &mut bag);
     }

@@ -136,8 +136,6 @@ fn a_bag_compressed_file_by_file_reads_and_verifies_and_leaves_no_copy() {
         // Counted after one open, which removes what killed processes left behind.
         drop(BagReader::open(&dir).unwrap());
         let before = *before.get_or_insert_with(copies);
-        // A compressed copy the index does not list is no part.
-        std::fs::write(dir.join(format!("stray.mcap.{format}")), b"not read").unwrap();
         let stored = std::fs::metadata(dir.join(&name)).unwrap().len();
         {
             let reader = BagReader::open(&dir).unwrap();
@@ -210,6 +208,32 @@ fn a_bag_compressed_file_by_file_reads_and_verifies_and_leaves_no_copy() {
         );
         drop(reader);
         assert_eq!(copies(), before, "{format}: a failed copy was left behind");
+        std::fs::write(dir.join(&name), &whole).unwrap();
+
+        // Without metadata.yaml the compressed file is found on disk, as a `.db3` would be;
+        // with its decompressed twin beside it (`zstd -d` keeps the original), only the twin
+        // is read, so no message comes twice.
+        std::fs::remove_file(dir.join("metadata.yaml")).unwrap();
+        for twin in [false, true] {
+            if twin {
+                let copy = dir.join("bag_0.db3");
+                write_db3(&copy);
+            }
+            let reader = BagReader::open(&dir).unwrap();
+            let [part] = reader.parts() else {
+                panic!("{format} twin {twin}: {:?}", reader.parts());
+            };
+            let want = if twin { "bag_0.db3" } else { name.as_str() };
+            assert_eq!(part.name, want);
+            assert_eq!(part.status, PartStatus::Complete);
+            assert_eq!(all_messages(&reader), expected(), "{format} twin {twin}");
+            let report = bag::verify::verify_path(&dir).unwrap();
+            let [checked] = report.parts.as_slice() else {
+                panic!("{format} twin {twin}: {:?}", report.parts);
+            };
+            assert_eq!(checked.part, want);
+            assert_eq!(checked.message_count, MESSAGES as u64);
+        }
     }
 
     // An MCAP file compressed whole (rosbag2's MCAP storage with `compression_mode: file`),
