@@ -15,7 +15,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::app::commands::{Command, Repaint};
-use crate::app::open::{OpenEvent, PickKind, PickPath};
+use crate::app::open::{OpenEvent, OpenStatus, PickKind, PickPath};
 use crate::app::save_job::{SaveJob, SaveState};
 use crate::app::screenshot::ScreenshotJob;
 use crate::app::view::Zoom;
@@ -72,6 +72,8 @@ pub struct Scope {
     open_tx: Sender<OpenEvent>,
     open_rx: Receiver<OpenEvent>,
     opening: usize,
+    /// What the opening jobs say they are doing (decompressing a part).
+    open_status: Arc<OpenStatus>,
     recording: Option<Recording>,
     inspector: Option<Inspector>,
     /// The last error, shown until dismissed.
@@ -141,6 +143,7 @@ impl Scope {
             open_tx,
             open_rx,
             opening: 0,
+            open_status: Arc::default(),
             recording: None,
             inspector: None,
             error: None,
@@ -268,6 +271,15 @@ impl Scope {
         self.opening > 0 || !self.commands.is_empty()
     }
 
+    /// While a recording is being opened, what to say: "Opening...", and what the job is
+    /// doing when it says (decompressing a part stored compressed whole, how far).
+    fn opening_text(&self) -> Option<String> {
+        self.is_opening().then(|| match self.open_status.get() {
+            Some(doing) => format!("Opening... {doing}"),
+            None => "Opening...".to_owned(),
+        })
+    }
+
     /// The plot layout.
     pub fn layout(&self) -> &Layout {
         &self.persisted.layout
@@ -339,6 +351,7 @@ impl Scope {
         let keys = input_actions(&ctx, self.is_live(), self.recording.is_some());
         self.apply(&ctx, keys);
         let mut actions = Vec::new();
+        let opening = self.opening_text();
         let menu = MenuState {
             recording: self.recording.as_ref(),
             recent: &self.persisted.recent,
@@ -348,7 +361,7 @@ impl Scope {
                 .as_deref()
                 .map(ExportProgress::fraction),
             saving: self.is_saving(),
-            opening: self.is_opening(),
+            opening: opening.as_deref(),
         };
         egui::Panel::top("scope-menu").show(ui, |ui| menu_bar_ui(ui, menu, &mut actions));
         if let Some(error) = &self.error {
@@ -371,8 +384,7 @@ impl Scope {
         if self.recording.is_some() {
             self.recording_ui(ui, &mut actions);
         } else {
-            let opening = self.is_opening();
-            egui::CentralPanel::default().show(ui, |ui| welcome_ui(ui, opening));
+            egui::CentralPanel::default().show(ui, |ui| welcome_ui(ui, opening.as_deref()));
         }
         self.apply(&ctx, actions);
         self.stop_following_on_user_move(&ctx);

@@ -74,6 +74,25 @@ impl Decompressed {
     }
 }
 
+/// A part being decompressed as its recording opens (the one step of opening that takes time
+/// in proportion to the data), as told to [`BagReader::open_reporting`]'s `report`.
+///
+/// [`BagReader::open_reporting`]: crate::BagReader::open_reporting
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decompressing {
+    /// The part's name.
+    pub part: String,
+    /// Compressed bytes read so far.
+    pub read_bytes: u64,
+    /// The part's size on disk (compressed).
+    pub stored_bytes: u64,
+    /// Decompressed bytes written to the copy so far.
+    pub written_bytes: u64,
+}
+
+/// Told how a decompression goes: compressed bytes read, decompressed bytes written.
+pub(crate) type Report<'a> = &'a mut dyn FnMut(u64, u64);
+
 /// Why a part could not be decompressed (said as the part's condition, after its name).
 #[derive(Debug)]
 pub(crate) struct Failed(pub(crate) String);
@@ -82,8 +101,13 @@ pub(crate) struct Failed(pub(crate) String);
 /// temporary file. The copy is deleted again when this fails.
 ///
 /// [`whole_file_compression`]: crate::layout::whole_file_compression
-pub(crate) fn decompress(file: File, format: &'static str) -> Result<Decompressed, Failed> {
-    decompress_in(file, format, &std::env::temp_dir(), reserve)
+/// `report` is told every few MiB how far it got.
+pub(crate) fn decompress(
+    file: File,
+    format: &'static str,
+    report: Report<'_>,
+) -> Result<Decompressed, Failed> {
+    decompress_in(file, format, &std::env::temp_dir(), reserve, report)
 }
 
 /// The room a copy leaves free in a file system of `size` bytes.
@@ -128,6 +152,7 @@ fn decompress_in(
     format: &'static str,
     dir: &Path,
     keep_free: fn(u64) -> u64,
+    report: Report<'_>,
 ) -> Result<Decompressed, Failed> {
     let stored_bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
     let creating = |e: std::io::Error| {
@@ -143,7 +168,7 @@ fn decompress_in(
         .tempfile_in(dir)
         .map_err(creating)?
         .into_parts();
-    write_decompressed(file, format, &out, keep_free).map_err(|e| match e {
+    write_decompressed(file, format, &out, keep_free, report).map_err(|e| match e {
         Copy::Read(e) => Failed(format!("cannot be decompressed ({format}): {e}")),
         Copy::Full { written, free } => Failed(format!(
             "cannot be decompressed: its copy in {} stopped after {written} bytes with {free} \
@@ -193,13 +218,33 @@ fn space(_: &File) -> Option<(u64, u64)> {
     None
 }
 
+/// A reader that counts the bytes read through it, where the one who reads it (a decompressor
+/// that owns it) cannot be asked.
+struct Counted<R> {
+    inner: R,
+    count: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get().saturating_add(n as u64));
+        Ok(n)
+    }
+}
+
 fn write_decompressed(
     file: File,
     format: &'static str,
     out: &File,
     keep_free: fn(u64) -> u64,
+    report: Report<'_>,
 ) -> Result<(), Copy> {
-    let input = BufReader::new(file);
+    let read = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let input = BufReader::new(Counted {
+        inner: file,
+        count: read.clone(),
+    });
     let mut decoder: Box<dyn Read> = match format {
         "lz4" => Box::new(lz4_flex::frame::FrameDecoder::new(input)),
         _ => Box::new(zstd::stream::read::Decoder::with_buffer(input).map_err(Copy::Read)?),
@@ -218,6 +263,7 @@ fn write_decompressed(
                 return Err(Copy::Full { written, free });
             }
             next_check = written.saturating_add(CHECK_EVERY);
+            report(read.get(), written);
         }
         let n = match decoder.read(&mut buf) {
             Ok(0) => break,
@@ -230,7 +276,9 @@ fn write_decompressed(
         written = written.saturating_add(n as u64);
     }
     // Read back by this machine only: written through the page cache, not synced.
-    out.flush().map_err(Copy::Write)
+    out.flush().map_err(Copy::Write)?;
+    report(read.get(), written);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -258,9 +306,22 @@ mod tests {
             .collect();
         for format in ["zstd", "lz4"] {
             let f = compressed(format, &data);
-            let d = decompress(File::open(f.path()).unwrap(), format).unwrap();
+            let mut reports = Vec::new();
+            let d = decompress(
+                File::open(f.path()).unwrap(),
+                format,
+                &mut |read, written| reports.push((read, written)),
+            )
+            .unwrap();
             assert_eq!(std::fs::read(d.path()).unwrap(), data, "{format}");
             assert_eq!(d.stored_bytes, f.as_file().metadata().unwrap().len());
+            // Told at the start and at the end, with every byte read and written by then.
+            assert_eq!(reports.first(), Some(&(0, 0)), "{format}");
+            assert_eq!(
+                reports.last(),
+                Some(&(d.stored_bytes, data.len() as u64)),
+                "{format}"
+            );
             let path = d.path().to_path_buf();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             assert!(name.starts_with(&own_prefix()), "{name}");
@@ -286,8 +347,14 @@ mod tests {
             let cut = tempfile::NamedTempFile::new().unwrap();
             std::fs::write(cut.path(), &bytes).unwrap();
             let dir = tempfile::tempdir().unwrap();
-            let e = decompress_in(File::open(cut.path()).unwrap(), format, dir.path(), reserve)
-                .unwrap_err();
+            let e = decompress_in(
+                File::open(cut.path()).unwrap(),
+                format,
+                dir.path(),
+                reserve,
+                &mut |_, _| {},
+            )
+            .unwrap_err();
             assert!(
                 e.0.starts_with("cannot be decompressed"),
                 "{format}: {}",
@@ -305,9 +372,13 @@ mod tests {
         let f = compressed("zstd", &data);
         let dir = tempfile::tempdir().unwrap();
         // Keeping more free than any disk has: the first look at the free space stops it.
-        let e = decompress_in(File::open(f.path()).unwrap(), "zstd", dir.path(), |_| {
-            u64::MAX
-        })
+        let e = decompress_in(
+            File::open(f.path()).unwrap(),
+            "zstd",
+            dir.path(),
+            |_| u64::MAX,
+            &mut |_, _| {},
+        )
         .unwrap_err();
         assert!(e.0.contains("to keep the disk from filling"), "{}", e.0);
         assert!(e.0.contains("set TMPDIR"), "{}", e.0);
@@ -329,7 +400,14 @@ mod tests {
             std::fs::write(path, b"x").unwrap();
         }
         let f = compressed("zstd", b"data");
-        let d = decompress_in(File::open(f.path()).unwrap(), "zstd", dir.path(), reserve).unwrap();
+        let d = decompress_in(
+            File::open(f.path()).unwrap(),
+            "zstd",
+            dir.path(),
+            reserve,
+            &mut |_, _| {},
+        )
+        .unwrap();
         assert!(!orphan.exists(), "an orphan was kept");
         assert!(running.exists(), "a copy in use was removed");
         assert!(elsewhere.exists(), "another namespace's copy was removed");

@@ -59,6 +59,7 @@ pub mod writer;
 pub mod writer_lock;
 
 pub use channel::{ChannelInfo, ChannelSpec, Profile, REGISTRY_SCHEMA_KEY, SchemaSpec};
+pub use decompressed::Decompressing;
 pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};
 pub use filter::ReadFilter;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::channel::ChannelSpec;
-use crate::decompressed::Decompressed;
+use crate::decompressed::{Decompressed, Decompressing};
 use crate::error::{BagError, Result};
 use crate::format::{
     FOOTER_TAIL_LEN, Footer, MAGIC, MAX_RECORD_BYTES, RECORD_PREFIX_LEN, RecordPrefix, Records,
@@ -219,7 +219,14 @@ impl PartInfo {
     /// reported and skipped, so that one bad part does not hide the others.
     /// `count`: count a rosbag2 SQLite file's messages per topic (a pass over its table; other
     /// formats' counts come with their index or scan).
-    pub(crate) fn inspect(name: String, path: PathBuf, listed: bool, count: bool) -> Self {
+    /// `report`: told how decompressing a part stored compressed whole goes.
+    pub(crate) fn inspect(
+        name: String,
+        path: PathBuf,
+        listed: bool,
+        count: bool,
+        report: &dyn Fn(&Decompressing),
+    ) -> Self {
         let mut file = match open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && listed => {
@@ -243,7 +250,7 @@ impl PartInfo {
             return Self::empty(name, path, PartStatus::Garbage { what }, listed);
         }
         if let Some(format) = compression {
-            return Self::inspect_decompressed(name, path, listed, count, file, format);
+            return Self::inspect_decompressed(name, path, listed, count, file, format, report);
         }
         match Self::inspect_file(name.clone(), path.clone(), listed, count, &mut file) {
             Ok(info) => info,
@@ -263,6 +270,7 @@ impl PartInfo {
         count: bool,
         file: File,
         format: &'static str,
+        report: &dyn Fn(&Decompressing),
     ) -> Self {
         let stored_bytes = file.metadata().map_or(0, |m| m.len());
         let garbage = |name: String, path: PathBuf, what: String| {
@@ -270,7 +278,15 @@ impl PartInfo {
             info.size_bytes = stored_bytes;
             info
         };
-        let decompressed = match crate::decompressed::decompress(file, format) {
+        let mut tell = |read_bytes, written_bytes| {
+            report(&Decompressing {
+                part: name.clone(),
+                read_bytes,
+                stored_bytes,
+                written_bytes,
+            })
+        };
+        let decompressed = match crate::decompressed::decompress(file, format, &mut tell) {
             Ok(d) => d,
             Err(crate::decompressed::Failed(what)) => return garbage(name, path, what),
         };

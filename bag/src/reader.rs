@@ -10,6 +10,7 @@ use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedRead
 
 use crate::channel::{ChannelInfo, ChannelSpec};
 use crate::chunk_cursor::ChunkCursor;
+use crate::decompressed::Decompressing;
 use crate::error::{BagError, Result};
 use crate::filter::ReadFilter;
 use crate::format::{FormatError, MAX_RECORD_BYTES};
@@ -61,7 +62,7 @@ impl BagReader {
     /// Reads `metadata.yaml` and each part's summary; parts without a summary are scanned once.
     /// Missing, garbage and torn parts are reported in [`Self::parts`], never fatal.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        Self::open_counting(path.as_ref(), true)
+        Self::open_reporting(path, true, &|_| {})
     }
 
     /// Opens as [`Self::open`] does, but does not count the messages per channel where the
@@ -69,11 +70,18 @@ impl BagReader {
     /// table). Those channels' [`ChannelInfo::message_count`] is `None`; totals and time ranges
     /// are known. For a reader that reads every message anyway and counts them as it goes.
     pub fn open_uncounted(path: impl AsRef<Path>) -> Result<Self> {
-        Self::open_counting(path.as_ref(), false)
+        Self::open_reporting(path, false, &|_| {})
     }
 
-    fn open_counting(path: &Path, count: bool) -> Result<Self> {
-        let path = path.to_path_buf();
+    /// Opens as [`Self::open`] (`count`) or [`Self::open_uncounted`] does, telling `report` how
+    /// the one step that takes time in proportion to the data goes: decompressing the parts
+    /// stored compressed whole (every few MiB, on the calling thread).
+    pub fn open_reporting(
+        path: impl AsRef<Path>,
+        count: bool,
+        report: &dyn Fn(&Decompressing),
+    ) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
         let meta = std::fs::metadata(&path).map_err(|e| BagError::io("opening", &path, e))?;
         if !meta.is_dir() && !meta.is_file() {
             // A FIFO would block forever, a device may never end: say what it is instead.
@@ -148,14 +156,14 @@ impl BagReader {
         if meta.is_dir() {
             for (name, listed) in names {
                 let part_path = path.join(&name);
-                parts.push(PartInfo::inspect(name, part_path, listed, count));
+                parts.push(PartInfo::inspect(name, part_path, listed, count, report));
             }
         } else {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let part = PartInfo::inspect(name, path.clone(), false, count);
+            let part = PartInfo::inspect(name, path.clone(), false, count, report);
             if let PartStatus::Garbage { what } = &part.status {
                 return Err(BagError::NotARecording {
                     path,

@@ -490,7 +490,7 @@ fn swap_in_repair(
     unattributed: BTreeMap<u16, u64>,
 ) -> Result<Repaired> {
     // Check before swapping: the new file must be complete and hold every recovered message.
-    let check = PartInfo::inspect(part.name.clone(), tmp.to_path_buf(), true, true);
+    let check = PartInfo::inspect(part.name.clone(), tmp.to_path_buf(), true, true, &|_| {});
     let left_out: u64 = unattributed.values().sum();
     if check.status != PartStatus::Complete
         || check.message_count != kept

@@ -258,8 +258,9 @@ fn verify_compressed(
     };
     let copy = match open_regular(path)
         .map_err(|e| format!("cannot be opened: {e}"))
-        .and_then(|file| crate::decompressed::decompress(file, format).map_err(|e| e.0))
-    {
+        .and_then(|file| {
+            crate::decompressed::decompress(file, format, &mut |_, _| {}).map_err(|e| e.0)
+        }) {
         Ok(copy) => copy,
         Err(found) => {
             bag.findings.push(not_verified(found));

@@ -66,12 +66,17 @@ impl Scope {
         for command in std::mem::take(&mut self.commands) {
             let tx = self.open_tx.clone();
             let started = match command {
-                Command::Open(path) => open_in_background(path, false, tx, Arc::clone(repaint)),
+                Command::Open(path) => {
+                    let status = Arc::clone(&self.open_status);
+                    open_in_background(path, false, status, tx, Arc::clone(repaint))
+                }
                 Command::OpenSecond(path) => {
-                    open_in_background(path, true, tx, Arc::clone(repaint))
+                    let status = Arc::clone(&self.open_status);
+                    open_in_background(path, true, status, tx, Arc::clone(repaint))
                 }
                 Command::Pick(kind) => {
-                    pick_in_background(Arc::clone(&self.pick), kind, tx, Arc::clone(repaint))
+                    let (pick, status) = (Arc::clone(&self.pick), Arc::clone(&self.open_status));
+                    pick_in_background(pick, kind, status, tx, Arc::clone(repaint))
                 }
                 Command::DemoRecording => demo_in_background(tx, Arc::clone(repaint)),
                 Command::SaveLayout(file, path) => {

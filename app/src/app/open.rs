@@ -2,7 +2,7 @@
 //! reading the summaries, and writing the demo.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::Sender;
 
@@ -10,6 +10,7 @@ use crate::data::layout_file::LayoutFile;
 use crate::data::signal_export::{ExportJob, ExportProgress, SignalColumn};
 use crate::data::source::{DataSource, RecordingSource};
 use crate::error::Error;
+use crate::ui::format::format_bytes;
 
 pub use crate::ui::path_entry::PickKind;
 
@@ -108,8 +109,42 @@ fn spawn(
         .map_err(|source| Error::Thread { name, source })
 }
 
-fn open_path(path: PathBuf, demo: bool, second: bool) -> OpenEvent {
-    match RecordingSource::open(&path) {
+/// What an opening job is doing, beyond "Opening...": set by the job, read by the UI each
+/// frame (without waiting: a frame that finds it being written shows nothing more).
+#[derive(Debug, Default)]
+pub struct OpenStatus(Mutex<Option<String>>);
+
+impl OpenStatus {
+    /// What the job last said it was doing, if anything.
+    pub fn get(&self) -> Option<String> {
+        self.0.try_lock().ok().and_then(|s| s.clone())
+    }
+
+    fn set(&self, status: Option<String>) {
+        if let Ok(mut s) = self.0.lock() {
+            *s = status;
+        }
+    }
+}
+
+fn open_path(
+    path: PathBuf,
+    demo: bool,
+    second: bool,
+    (status, repaint): (&OpenStatus, &(dyn Fn() + Send + Sync)),
+) -> OpenEvent {
+    let report = |d: &bag::Decompressing| {
+        status.set(Some(format!(
+            "decompressing {}: {} of {}",
+            d.part,
+            format_bytes(d.read_bytes),
+            format_bytes(d.stored_bytes)
+        )));
+        repaint();
+    };
+    let opened = RecordingSource::open_reporting(&path, &report);
+    status.set(None);
+    match opened {
         Ok(source) => OpenEvent::Opened {
             source: Arc::new(source),
             demo,
@@ -120,14 +155,17 @@ fn open_path(path: PathBuf, demo: bool, second: bool) -> OpenEvent {
 }
 
 /// Opens `path` on a worker thread (as a second recording when `second`).
+/// (It says what it is doing in `status`.)
 pub fn open_in_background(
     path: PathBuf,
     second: bool,
+    status: Arc<OpenStatus>,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
+    let job_repaint = Arc::clone(&repaint);
     spawn("scope-open", tx, repaint, move || {
-        open_path(path, false, second)
+        open_path(path, false, second, (&status, &*job_repaint))
     })
 }
 
@@ -135,12 +173,14 @@ pub fn open_in_background(
 pub fn pick_in_background(
     pick: PickPath,
     kind: PickKind,
+    status: Arc<OpenStatus>,
     tx: Sender<OpenEvent>,
     repaint: Arc<dyn Fn() + Send + Sync>,
 ) -> Result<(), Error> {
     let second = matches!(kind, PickKind::SecondFile | PickKind::SecondFolder);
+    let job_repaint = Arc::clone(&repaint);
     spawn("scope-dialog", tx, repaint, move || match pick(kind) {
-        Some(path) => open_path(path, false, second),
+        Some(path) => open_path(path, false, second, (&status, &*job_repaint)),
         None => OpenEvent::NothingPicked(kind),
     })
 }
@@ -243,8 +283,62 @@ pub fn demo_in_background(
         tx,
         repaint,
         move || match crate::demo::write_demo_in_temp() {
-            Ok(path) => open_path(path, true, false),
+            // The demo is not compressed: nothing to tell on the way.
+            Ok(path) => open_path(path, true, false, (&OpenStatus::default(), &|| {})),
             Err(e) => OpenEvent::Failed(Error::Demo(e)),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::{DemoOptions, write_demo};
+
+    #[test]
+    fn opening_parts_stored_compressed_whole_says_how_far_decompressing_got() {
+        let dir = tempfile::tempdir().unwrap();
+        let bag = write_demo(
+            &dir.path().join("drive"),
+            DemoOptions {
+                duration_secs: 2.0,
+                part_secs: 1.0,
+                tear_fraction: 0.0,
+                ..DemoOptions::default()
+            },
+        )
+        .unwrap();
+        // Each part compressed whole and the index gone: found on disk as `*.mcap.zstd`.
+        std::fs::remove_file(bag.join("metadata.yaml")).unwrap();
+        let mut parts = Vec::new();
+        for entry in std::fs::read_dir(&bag).unwrap() {
+            let path = entry.unwrap().path();
+            let compressed = zstd::encode_all(std::fs::read(&path).unwrap().as_slice(), 1);
+            let name = format!("{}.zstd", path.file_name().unwrap().to_string_lossy());
+            std::fs::write(bag.join(&name), compressed.unwrap()).unwrap();
+            std::fs::remove_file(&path).unwrap();
+            parts.push(name);
+        }
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        let status = OpenStatus::default();
+        let seen = Mutex::new(Vec::new());
+        let repaint = || seen.lock().unwrap().push(status.get());
+        let event = open_path(bag, false, false, (&status, &repaint));
+        let OpenEvent::Opened { source, .. } = event else {
+            panic!("{event:?}");
+        };
+        let summary = source.summary();
+        assert!(!summary.topics.is_empty());
+        assert!(summary.time_range_ns.is_some_and(|(a, b)| b > a));
+        let seen = seen.into_inner().unwrap();
+        for part in &parts {
+            assert!(
+                seen.iter()
+                    .flatten()
+                    .any(|s| s.starts_with(&format!("decompressing {part}: "))),
+                "{part}: {seen:?}"
+            );
+        }
+        assert_eq!(status.get(), None, "nothing is said once it is open");
+    }
 }

@@ -234,10 +234,21 @@ impl RecordingSource {
     /// rosbag2 SQLite file's topics are left uncounted: loading counts them, and counting
     /// first would read the whole table one more time.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let reader = BagReader::open_uncounted(path).map_err(|source| Error::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        Self::open_reporting(path, &|_| {})
+    }
+
+    /// Opens as [`RecordingSource::open`] does, telling `report` how decompressing the parts
+    /// stored compressed whole goes (the one step of opening that takes time in proportion to
+    /// the data).
+    pub fn open_reporting(
+        path: &Path,
+        report: &dyn Fn(&bag::Decompressing),
+    ) -> Result<Self, Error> {
+        let reader =
+            BagReader::open_reporting(path, false, report).map_err(|source| Error::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
         // Channels merge into one topic when they share its name and definition (re-advertised,
         // or the same in each part). A name recorded with another type or definition (a node
         // restarted with a new message version) is a topic of its own, named after its type:

@@ -22,8 +22,8 @@ pub struct MenuState<'a> {
     pub exporting: Option<f32>,
     /// A Save Recording is running (another cannot start).
     pub saving: bool,
-    /// A recording is being opened.
-    pub opening: bool,
+    /// A recording is being opened: what to say about it ("Opening...", and what it does).
+    pub opening: Option<&'a str>,
 }
 
 /// The menu bar.
@@ -39,9 +39,9 @@ pub fn menu_bar_ui(ui: &mut egui::Ui, state: MenuState<'_>, actions: &mut Vec<Ac
         if let Some(rec) = state.recording {
             loaded_ui(ui, rec, actions);
         }
-        if state.opening {
+        if let Some(opening) = state.opening {
             ui.spinner();
-            ui.label("Opening...");
+            ui.label(opening);
         }
         if let Some(done) = state.exporting {
             ui.add(

@@ -1,13 +1,13 @@
 //! What the window shows with nothing open.
 
 /// The name, and how to open something (or that something is being opened).
-pub fn welcome_ui(ui: &mut egui::Ui, opening: bool) {
+pub fn welcome_ui(ui: &mut egui::Ui, opening: Option<&str>) {
     ui.vertical_centered(|ui| {
         ui.add_space(80.0);
         ui.heading("Redline Scope");
-        if opening {
+        if let Some(opening) = opening {
             ui.spinner();
-            ui.label("Opening...");
+            ui.label(opening);
         } else {
             ui.label(
                 "File > Open (Ctrl+O a file, Ctrl+Shift+O a folder), or drop a bag directory \

@@ -5,7 +5,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::Context;
-use bag::{BagReader, ChannelInfo};
+use bag::ChannelInfo;
 use base64::Engine;
 use decode::{Plan, Scalar, SchemaSource};
 use serde_json::{Map, Value, json};
@@ -15,7 +15,7 @@ use super::loss::report_loss;
 use super::{Outcome, Range};
 
 pub fn run(path: &Path, range: &Range, as_json: bool, with_data: bool) -> anyhow::Result<Outcome> {
-    let reader = BagReader::open(path)?;
+    let reader = super::progress::open_recording(path)?;
     let resolved = range.resolve(&reader)?;
     if let Some(why) = &resolved.nothing {
         eprintln!("warning: nothing to print: {why}");

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use bag::export::{ExportOptions, export};
-use bag::{BagReader, Compression, IndexState};
+use bag::{Compression, IndexState};
 
 use super::progress::Progress;
 use super::{Outcome, Range};
@@ -15,7 +15,7 @@ pub fn run(
     range: &Range,
     compression: Compression,
 ) -> anyhow::Result<Outcome> {
-    let source = BagReader::open(path)?;
+    let source = super::progress::open_recording(path)?;
     let resolved = range.resolve(&source)?;
     if let Some(why) = resolved.nothing {
         return Err(anyhow::Error::new(super::UsageError(format!(

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use bag::{BagReader, ChannelInfo};
+use bag::ChannelInfo;
 use decode::export::{ColumnKind, ExportColumn, Fill, write_csv, write_parquet};
 use decode::{Plan, Scalar};
 
@@ -71,7 +71,7 @@ pub fn run(
                 .into(),
         ));
     }
-    let reader = BagReader::open(path)?;
+    let reader = super::progress::open_recording(path)?;
     let topics: Vec<&str> = reader
         .channels()
         .iter()

@@ -14,7 +14,7 @@ use super::Outcome;
 use super::format::{bytes, seconds, utc};
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<Outcome> {
-    let reader = BagReader::open(path)?;
+    let reader = super::progress::open_recording(path)?;
     let report = Report::of(&reader)?;
     if as_json {
         outln!("{}", report.json(&reader));

@@ -8,7 +8,7 @@ use anyhow::Context;
 use bag::live::{
     LivePublisher, TopicSchema, ZenohArgs, advertise, encoding_for, key_for_topic, serve_schema,
 };
-use bag::{BagReader, REGISTRY_SCHEMA_KEY, ReadFilter};
+use bag::{REGISTRY_SCHEMA_KEY, ReadFilter};
 use clap::Args;
 
 use super::Outcome;
@@ -54,7 +54,7 @@ pub fn run(args: &PlayArgs) -> anyhow::Result<Outcome> {
         args.start_offset.is_finite() && args.start_offset >= 0.0,
         "--start-offset must be a non-negative number of seconds"
     );
-    let reader = BagReader::open(&args.path)?;
+    let reader = super::progress::open_recording(&args.path)?;
     let Some((t0, t1)) = reader.time_range_ns() else {
         anyhow::bail!("{} holds no messages to play", args.path.display());
     };

@@ -1,5 +1,9 @@
 //! Progress on stderr for long commands (hidden when stderr is not a terminal).
 
+use std::cell::RefCell;
+use std::path::Path;
+
+use bag::{BagReader, Decompressing};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub struct Progress(ProgressBar);
@@ -48,4 +52,36 @@ impl Status {
     pub fn finish(&self) {
         self.0.finish_and_clear();
     }
+}
+
+/// Opens the recording at `path` as [`BagReader::open`] does, with a bar on stderr while a part
+/// stored compressed whole is decompressed (the one step of opening that takes time in
+/// proportion to the data; hidden when stderr is not a terminal).
+pub fn open_recording(path: &Path) -> bag::Result<BagReader> {
+    let bar: RefCell<Option<(String, ProgressBar)>> = RefCell::new(None);
+    let reader = BagReader::open_reporting(path, true, &|d: &Decompressing| {
+        let mut bar = bar.borrow_mut();
+        if bar.as_ref().is_none_or(|(part, _)| *part != d.part) {
+            if let Some((_, done)) = bar.take() {
+                done.finish_and_clear();
+            }
+            let new = ProgressBar::new(d.stored_bytes);
+            new.set_style(
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            new.set_message(format!("decompressing {}", d.part));
+            *bar = Some((d.part.clone(), new));
+        }
+        if let Some((_, current)) = bar.as_ref() {
+            current.set_position(d.read_bytes);
+        }
+    });
+    if let Some((_, done)) = bar.into_inner() {
+        done.finish_and_clear();
+    }
+    reader
 }
