@@ -98,10 +98,10 @@ pub(crate) type Report<'a> = &'a mut dyn FnMut(u64, u64);
 pub(crate) struct Failed(pub(crate) String);
 
 /// Decompresses `file` (in `format`, as [`whole_file_compression`] names it) into a new
-/// temporary file. The copy is deleted again when this fails.
+/// temporary file. The copy is deleted again when this fails. `report` is told every few MiB
+/// how far it got.
 ///
 /// [`whole_file_compression`]: crate::layout::whole_file_compression
-/// `report` is told every few MiB how far it got.
 pub(crate) fn decompress(
     file: File,
     format: &'static str,

@@ -154,8 +154,8 @@ fn open_path(
     }
 }
 
-/// Opens `path` on a worker thread (as a second recording when `second`).
-/// (It says what it is doing in `status`.)
+/// Opens `path` on a worker thread (as a second recording when `second`), saying in `status`
+/// what it is doing.
 pub fn open_in_background(
     path: PathBuf,
     second: bool,
