@@ -93,18 +93,8 @@ fn write_db3(dir: &Path) -> PathBuf {
     let path = dir.join("db3");
     std::fs::create_dir(&path).expect("dir");
     let mut conn = rusqlite::Connection::open(path.join("db3_0.db3")).expect("create");
-    conn.execute_batch(
-        "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
-           serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL,
-           type_description_hash TEXT NOT NULL);
-         CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
-           encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
-           type_description_hash TEXT NOT NULL);
-         CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
-           timestamp INTEGER NOT NULL, data BLOB NOT NULL);
-         CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
-    )
-    .expect("tables");
+    conn.execute_batch(bag::sqlite_part::ROSBAG2_TABLES)
+        .expect("tables");
     let tx = conn.transaction().expect("transaction");
     tx.execute(
         "INSERT INTO message_definitions VALUES (1, ?1, 'ros2msg', ?2, '')",

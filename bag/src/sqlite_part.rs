@@ -46,6 +46,21 @@ use crate::channel::{ChannelSpec, SchemaSpec};
 use crate::format::MAX_RECORD_BYTES;
 use crate::id_map::IdMap;
 
+/// The tables rosbag2 creates in a `.db3` (schema version 4, as Iron and later write it), as
+/// SQL, without rows: what this module reads. For tests and benchmarks that write a `.db3` as
+/// rosbag2 would.
+pub const ROSBAG2_TABLES: &str = "\
+    CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
+    CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
+      serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL,
+      type_description_hash TEXT NOT NULL);
+    CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
+      encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
+      type_description_hash TEXT NOT NULL);
+    CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
+      timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+    CREATE INDEX timestamp_idx ON messages (timestamp ASC);";
+
 /// The first bytes of every SQLite 3 database file.
 pub(crate) const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
@@ -1074,26 +1089,24 @@ mod tests {
     /// (topic id, timestamp, payload).
     fn db3(path: &Path, old: bool, messages: &[(i64, i64, Vec<u8>)]) {
         let conn = Connection::open(path).unwrap();
-        let topics = if old {
-            "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, \
-             serialization_format TEXT NOT NULL);"
+        if old {
+            // Before schema version 4: no definitions, no QoS or hash, no `schema` table.
+            conn.execute_batch(
+                "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, \
+                 type TEXT NOT NULL, serialization_format TEXT NOT NULL);
+                 CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, \
+                 timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+                 CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+            )
+            .unwrap();
         } else {
-            "CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, \
-             serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL, \
-             type_description_hash TEXT NOT NULL);
-             CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL, \
-             encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL, \
-             type_description_hash TEXT NOT NULL);
-             INSERT INTO message_definitions VALUES (1, 'std_msgs/msg/Int32', 'ros2msg', \
-             'int32 data', 'RIHS01_x');"
-        };
-        conn.execute_batch(topics).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL, \
-             timestamp INTEGER NOT NULL, data BLOB NOT NULL);
-             CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
-        )
-        .unwrap();
+            conn.execute_batch(ROSBAG2_TABLES).unwrap();
+            conn.execute_batch(
+                "INSERT INTO message_definitions VALUES (1, 'std_msgs/msg/Int32', 'ros2msg', \
+                 'int32 data', 'RIHS01_x');",
+            )
+            .unwrap();
+        }
         for (id, name) in [(1, "/a"), (2, "/b")] {
             if old {
                 conn.execute(

@@ -22,18 +22,10 @@ fn payload(i: i64) -> Vec<u8> {
 /// writes it.
 fn write_db3(path: &Path) {
     let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(bag::sqlite_part::ROSBAG2_TABLES)
+        .unwrap();
     conn.execute_batch(
-        "CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
-         INSERT INTO schema VALUES (4, 'jazzy');
-         CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
-           serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL,
-           type_description_hash TEXT NOT NULL);
-         CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
-           encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
-           type_description_hash TEXT NOT NULL);
-         CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
-           timestamp INTEGER NOT NULL, data BLOB NOT NULL);
-         CREATE INDEX timestamp_idx ON messages (timestamp ASC);
+        "INSERT INTO schema VALUES (4, 'jazzy');
          INSERT INTO topics VALUES (1, '/speed', 'std_msgs/msg/Float64', 'cdr', '', '');
          INSERT INTO message_definitions
            VALUES (1, 'std_msgs/msg/Float64', 'ros2msg', 'float64 data', '');",

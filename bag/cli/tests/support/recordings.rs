@@ -42,21 +42,13 @@ pub fn small_db3_bag(dir: &Path, parts: u64) {
         let name = format!("rosbag2_{part}.db3");
         files.push_str(&format!("  - {name}\n"));
         let conn = rusqlite::Connection::open(dir.join(&name)).expect("create db3");
+        conn.execute_batch(bag::sqlite_part::ROSBAG2_TABLES)
+            .expect("tables");
         conn.execute_batch(
-            "CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
-             INSERT INTO schema VALUES (4, 'jazzy');
-             CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
-               serialization_format TEXT NOT NULL, offered_qos_profiles TEXT NOT NULL,
-               type_description_hash TEXT NOT NULL);
+            "INSERT INTO schema VALUES (4, 'jazzy');
              INSERT INTO topics VALUES (1, '/count', 'std_msgs/msg/Int32', 'cdr', '', '');
-             CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
-               encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
-               type_description_hash TEXT NOT NULL);
              INSERT INTO message_definitions VALUES (1, 'std_msgs/msg/Int32', 'ros2msg',
-               'int32 data', '');
-             CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
-               timestamp INTEGER NOT NULL, data BLOB NOT NULL);
-             CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+               'int32 data', '');",
         )
         .expect("create tables");
         for i in part * 10..(part + 1) * 10 {
