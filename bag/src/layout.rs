@@ -44,6 +44,19 @@ fn uncompressed_name(name: &str) -> Option<&str> {
         .find_map(|suffix| name.strip_suffix(suffix))
 }
 
+/// The listed part that `name` is the decompressed twin of (`bag_0.db3.zstd` for `bag_0.db3`
+/// when the index lists the compressed file), as rosbag2 leaves it (it decompresses such a
+/// file beside the original to read it) or `zstd -d` does. The twin holds the listed part's
+/// messages: it is not another part.
+pub(crate) fn twin_of_listed<'a>(
+    name: &str,
+    listed: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    listed
+        .into_iter()
+        .find(|l| uncompressed_name(l) == Some(name))
+}
+
 /// Sort key of a part file name: the name without `.mcap` or `.db3` (and a compression suffix
 /// after it) and its trailing digits, then the number those digits make (0 when there are
 /// none), then the whole name to break ties (`run01` and `run1`).
@@ -240,6 +253,15 @@ mod tests {
                 "twin_0.db3"
             ]
         );
+    }
+
+    #[test]
+    fn a_decompressed_twin_of_a_listed_compressed_part_is_known() {
+        let listed = ["a_0.db3.zstd", "a_1.db3", "b_0.mcap.lz4"];
+        assert_eq!(twin_of_listed("a_0.db3", listed), Some("a_0.db3.zstd"));
+        assert_eq!(twin_of_listed("b_0.mcap", listed), Some("b_0.mcap.lz4"));
+        assert_eq!(twin_of_listed("a_1.db3", listed), None);
+        assert_eq!(twin_of_listed("a_2.db3", listed), None);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::decompressed::Decompressing;
 use crate::error::{BagError, Result};
 use crate::filter::ReadFilter;
 use crate::format::{FormatError, MAX_RECORD_BYTES};
-use crate::layout::{discover_parts, open_regular};
+use crate::layout::{discover_parts, open_regular, twin_of_listed};
 use crate::message::{Message, MessageRef, ReadIssue};
 use crate::metadata::{Advertised, METADATA_FILE, Metadata};
 use crate::part::{ChannelMap, PartAccess, PartInfo, PartStatus, read_summary};
@@ -133,6 +133,14 @@ impl BagReader {
             // A set: an index can list tens of thousands of parts.
             let listed: HashSet<&str> = listed.iter().map(String::as_str).collect();
             for found in discover_parts(&path)? {
+                if let Some(compressed) = twin_of_listed(&found, listed.iter().copied()) {
+                    notes.push(format!(
+                        "{found} is the decompressed copy of the listed part {compressed} (as \
+                         rosbag2, reading beside the original, or `zstd -d` leave it): not read \
+                         twice"
+                    ));
+                    continue;
+                }
                 if !listed.contains(found.as_str()) {
                     if !listed.is_empty() {
                         notes.push(format!(

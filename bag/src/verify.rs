@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 // The one rule of part order, shared with the reader: a bag-layout rule, not MCAP parsing.
 #[cfg(test)]
 use crate::layout::part_sort_key;
-use crate::layout::{discover_parts, open_regular, whole_file_compression};
+use crate::layout::{discover_parts, open_regular, twin_of_listed, whole_file_compression};
 
 pub use report::{BagReport, ChannelSummary, Finding, Report, Severity, TimeRange, TopicSummary};
 
@@ -184,6 +184,11 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     let mut compressed = crate::metadata::listed_compressed(path);
     let (mut sqlite, mut parts) = (Vec::new(), Vec::new());
     for name in discovered {
+        // The decompressed copy of a listed compressed part holds its messages: checking it
+        // too would count them twice against the index (the reader skips it, with a note).
+        if twin_of_listed(&name, compressed.iter().map(|(listed, _)| listed.as_str())).is_some() {
+            continue;
+        }
         let magic = head(&path.join(&name), 4);
         if let Some(format) = whole_file_compression(&magic) {
             if !compressed.iter().any(|(listed, _)| *listed == name) {

@@ -202,6 +202,35 @@ fn a_bag_compressed_file_by_file_reads_and_verifies_and_leaves_no_copy() {
         assert_eq!(copies(), before, "{format}: a failed copy was left behind");
         std::fs::write(dir.join(&name), &whole).unwrap();
 
+        // The index lists the compressed file and its decompressed twin lies beside it (rosbag2
+        // decompresses beside the original to read it; `zstd -d` keeps the original): the twin
+        // is not another part, so no message is read or counted twice.
+        write_db3(&dir.join("bag_0.db3"));
+        {
+            let reader = BagReader::open(&dir).unwrap();
+            let [part] = reader.parts() else {
+                panic!("{format} listed + twin: {:?}", reader.parts());
+            };
+            assert_eq!(part.name, name);
+            assert_eq!(all_messages(&reader), expected(), "{format} listed + twin");
+            assert!(
+                reader
+                    .notes()
+                    .iter()
+                    .any(|n| n.starts_with("bag_0.db3 is the decompressed copy of the listed part")),
+                "{:?}",
+                reader.notes()
+            );
+            let report = bag::verify::verify_path(&dir).unwrap();
+            assert!(
+                report.is_valid(),
+                "{format} listed + twin: {:?}",
+                report.findings().collect::<Vec<_>>()
+            );
+            assert_eq!(report.parts.len(), 1, "{:?}", report.parts);
+        }
+        std::fs::remove_file(dir.join("bag_0.db3")).unwrap();
+
         // Without metadata.yaml the compressed file is found on disk, as a `.db3` would be;
         // with its decompressed twin beside it (`zstd -d` keeps the original), only the twin
         // is read, so no message comes twice.
