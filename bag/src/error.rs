@@ -138,6 +138,20 @@ pub enum BagError {
         #[source]
         source: Box<crate::sqlite_part::SqliteError>,
     },
+    /// A message compressed alone (rosbag2's `compression_mode: message`) that does not
+    /// decompress; it is handed out as stored, and its decoder says it cannot read it.
+    #[error("the message on {topic} logged at {log_time_ns} ns in {path:?} cannot be decompressed")]
+    MessageDecompress {
+        /// The part.
+        path: PathBuf,
+        /// Its channel's topic.
+        topic: String,
+        /// Its log time.
+        log_time_ns: u64,
+        /// What went wrong.
+        #[source]
+        source: crate::DecompressError,
+    },
     /// A channel handle that this writer never issued.
     #[error("unknown channel handle {0}")]
     UnknownChannel(usize),

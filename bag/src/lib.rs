@@ -34,6 +34,7 @@
 
 pub mod channel;
 mod chunk_cursor;
+mod compressed_message;
 mod decompressed;
 pub mod drop_queue;
 pub mod error;
@@ -59,6 +60,7 @@ pub mod writer;
 pub mod writer_lock;
 
 pub use channel::{ChannelInfo, ChannelSpec, Profile, REGISTRY_SCHEMA_KEY, SchemaSpec};
+pub use compressed_message::DecompressError;
 pub use decompressed::Decompressing;
 pub use drop_queue::DropQueue;
 pub use error::{BagError, Result};

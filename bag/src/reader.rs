@@ -10,6 +10,7 @@ use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader, IndexedRead
 
 use crate::channel::{ChannelInfo, ChannelSpec};
 use crate::chunk_cursor::ChunkCursor;
+use crate::compressed_message;
 use crate::decompressed::Decompressing;
 use crate::error::{BagError, Result};
 use crate::filter::ReadFilter;
@@ -400,6 +401,7 @@ impl BagReader {
             sources,
             issues,
             current: None,
+            plain: Vec::new(),
         };
         cursor.prime();
         Ok(cursor)
@@ -712,6 +714,8 @@ pub struct MessageCursor<'r> {
     sources: Vec<PartCursor>,
     issues: Vec<ReadIssue>,
     current: Option<usize>,
+    /// Where a message compressed alone is decompressed before it becomes its head's payload.
+    plain: Vec<u8>,
 }
 
 impl<'r> MessageCursor<'r> {
@@ -853,7 +857,30 @@ impl<'r> MessageCursor<'r> {
             },
         };
         match outcome {
-            Ok(true) => cursor.has_head = true,
+            Ok(true) => {
+                cursor.has_head = true;
+                let channel = self.reader.channels.get(cursor.head.channel);
+                let encoding = channel.map_or("", |c| c.spec.message_encoding.as_str());
+                let data = cursor.data();
+                if compressed_message::is_compressed_cdr(encoding, data) {
+                    match compressed_message::decompress(data, &mut self.plain) {
+                        Ok(()) => {
+                            std::mem::swap(&mut cursor.head.data, &mut self.plain);
+                            cursor.head.lent = None;
+                        }
+                        Err(source) => self.issues.push(ReadIssue {
+                            part: part.name.clone(),
+                            error: Arc::new(BagError::MessageDecompress {
+                                path: part.path.clone(),
+                                topic: channel.map_or_else(String::new, |c| c.spec.topic.clone()),
+                                log_time_ns: cursor.head.log_time,
+                                source,
+                            }),
+                            skipped: None,
+                        }),
+                    }
+                }
+            }
             Ok(false) => cursor.done = true,
             Err(error) => {
                 cursor.done = true;

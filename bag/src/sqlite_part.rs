@@ -34,7 +34,6 @@
 //! a temporary copy before it gets here ([`crate::decompressed`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -63,9 +62,6 @@ pub const ROSBAG2_TABLES: &str = "\
 
 /// The first bytes of every SQLite 3 database file.
 pub(crate) const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
-
-/// The first bytes of a zstd frame.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Rows fetched per page, and bytes of blobs after which a page ends early: what a cursor holds
 /// in memory at most (besides one message of up to [`MAX_RECORD_BYTES`]).
@@ -100,14 +96,14 @@ pub enum SqliteError {
         /// The limit.
         limit: usize,
     },
-    /// A zstd-compressed message that does not decompress (skipped).
-    #[error("message {id} does not decompress (zstd)")]
+    /// A zstd-compressed message that does not decompress, or to too much (skipped).
+    #[error("message {id} cannot be decompressed")]
     Decompress {
         /// The row id.
         id: i64,
-        /// What the decompressor said.
+        /// What went wrong.
         #[source]
-        source: std::io::Error,
+        source: crate::DecompressError,
     },
     /// A tiled read found timestamps going back in `id` order, or a window that does not start
     /// or stop where the timestamp index says: the file is now known to be out of `id` order,
@@ -345,7 +341,7 @@ impl SqliteScan {
             )
             .ok();
         if let Some(head) = head {
-            let zstd = head.get(..4) == Some(&ZSTD_MAGIC[..]);
+            let zstd = crate::compressed_message::starts_compressed(&head);
             scan.compression
                 .insert(if zstd { "zstd" } else { "" }.to_string());
         }
@@ -1053,21 +1049,9 @@ impl SqliteCursor {
                     limit: self.blob_limit,
                 });
             };
-            if data.get(..4) == Some(&ZSTD_MAGIC[..]) {
-                self.current.clear();
-                let decoder = zstd::stream::read::Decoder::new(data)
+            if crate::compressed_message::starts_compressed(data) {
+                crate::compressed_message::decompress(data, &mut self.current)
                     .map_err(|source| SqliteError::Decompress { id: row.id, source })?;
-                decoder
-                    .take(MAX_RECORD_BYTES as u64 + 1)
-                    .read_to_end(&mut self.current)
-                    .map_err(|source| SqliteError::Decompress { id: row.id, source })?;
-                if self.current.len() > MAX_RECORD_BYTES {
-                    return Err(SqliteError::TooLarge {
-                        id: row.id,
-                        bytes: i64::try_from(self.current.len()).unwrap_or(i64::MAX),
-                        limit: self.blob_limit,
-                    });
-                }
                 self.last = None;
             } else {
                 self.last = row.data;
