@@ -48,13 +48,13 @@ fn uncompressed_name(name: &str) -> Option<&str> {
 /// when the index lists the compressed file), as rosbag2 leaves it (it decompresses such a
 /// file beside the original to read it) or `zstd -d` does. The twin holds the listed part's
 /// messages: it is not another part.
-pub(crate) fn twin_of_listed<'a>(
-    name: &str,
-    listed: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    listed
-        .into_iter()
-        .find(|l| uncompressed_name(l) == Some(name))
+/// `is_listed` says whether the index lists a name (asked once per compression suffix, so a
+/// set of tens of thousands of parts is not walked for each file found).
+pub(crate) fn twin_of_listed(name: &str, is_listed: impl Fn(&str) -> bool) -> Option<String> {
+    WHOLE_FILE_SUFFIXES
+        .iter()
+        .map(|suffix| format!("{name}{suffix}"))
+        .find(|compressed| is_listed(compressed))
 }
 
 /// Sort key of a part file name: the name without `.mcap` or `.db3` (and a compression suffix
@@ -257,11 +257,12 @@ mod tests {
 
     #[test]
     fn a_decompressed_twin_of_a_listed_compressed_part_is_known() {
-        let listed = ["a_0.db3.zstd", "a_1.db3", "b_0.mcap.lz4"];
-        assert_eq!(twin_of_listed("a_0.db3", listed), Some("a_0.db3.zstd"));
-        assert_eq!(twin_of_listed("b_0.mcap", listed), Some("b_0.mcap.lz4"));
-        assert_eq!(twin_of_listed("a_1.db3", listed), None);
-        assert_eq!(twin_of_listed("a_2.db3", listed), None);
+        let listed = |n: &str| ["a_0.db3.zstd", "a_1.db3", "b_0.mcap.lz4"].contains(&n);
+        let twin = |n| twin_of_listed(n, listed);
+        assert_eq!(twin("a_0.db3").as_deref(), Some("a_0.db3.zstd"));
+        assert_eq!(twin("b_0.mcap").as_deref(), Some("b_0.mcap.lz4"));
+        assert_eq!(twin("a_1.db3"), None);
+        assert_eq!(twin("a_2.db3"), None);
     }
 
     #[test]

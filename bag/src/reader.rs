@@ -134,7 +134,7 @@ impl BagReader {
             // A set: an index can list tens of thousands of parts.
             let listed: HashSet<&str> = listed.iter().map(String::as_str).collect();
             for found in discover_parts(&path)? {
-                if let Some(compressed) = twin_of_listed(&found, listed.iter().copied()) {
+                if let Some(compressed) = twin_of_listed(&found, |n| listed.contains(n)) {
                     notes.push(format!(
                         "{found} is the decompressed copy of the listed part {compressed} (as \
                          rosbag2, reading beside the original, or `zstd -d` leave it): not read \

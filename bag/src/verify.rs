@@ -182,16 +182,18 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
     // Parts the index lists stored compressed whole (rosbag2's `compression_mode: file`), and
     // those found on disk.
     let mut compressed = crate::metadata::listed_compressed(path);
+    let listed: std::collections::HashSet<String> =
+        compressed.iter().map(|(name, _)| name.clone()).collect();
     let (mut sqlite, mut parts) = (Vec::new(), Vec::new());
     for name in discovered {
         // The decompressed copy of a listed compressed part holds its messages: checking it
         // too would count them twice against the index (the reader skips it, with a note).
-        if twin_of_listed(&name, compressed.iter().map(|(listed, _)| listed.as_str())).is_some() {
+        if twin_of_listed(&name, |n| listed.contains(n)).is_some() {
             continue;
         }
         let magic = head(&path.join(&name), 4);
         if let Some(format) = whole_file_compression(&magic) {
-            if !compressed.iter().any(|(listed, _)| *listed == name) {
+            if !listed.contains(&name) {
                 compressed.push((name, format));
             }
         } else if name.ends_with(".db3") {
