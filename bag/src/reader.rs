@@ -115,6 +115,14 @@ impl BagReader {
                     } else {
                         RecordingKind::Rosbag2
                     };
+                    let info = &m.rosbag2_bagfile_information;
+                    if info.compression_mode.eq_ignore_ascii_case("message") {
+                        notes.push(format!(
+                            "messages compressed one by one ({} by rosbag2's `compression_mode: \
+                             message`): decompressed as they are read",
+                            info.compression_format
+                        ));
+                    }
                     (kind, listed_parts(m))
                 }
                 _ => {

@@ -48,8 +48,29 @@ fn cdr_messages_compressed_alone_read_as_their_cdr_and_others_as_stored() {
         w.write(raw, t, None, &protobuf).unwrap();
     }
     w.close().unwrap();
+    // As rosbag2 says it in the index.
+    let index = path.join("metadata.yaml");
+    let yaml = std::fs::read_to_string(&index).unwrap();
+    let yaml: String = yaml
+        .lines()
+        .map(|line| match line.trim_start().split_once(':') {
+            Some(("compression_format", _)) => "  compression_format: zstd\n".to_owned(),
+            Some(("compression_mode", _)) => "  compression_mode: MESSAGE\n".to_owned(),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    assert!(yaml.contains("compression_mode: MESSAGE"), "{yaml}");
+    std::fs::write(&index, yaml).unwrap();
 
     let reader = BagReader::open(&path).unwrap();
+    assert!(
+        reader
+            .notes()
+            .iter()
+            .any(|n| n.starts_with("messages compressed one by one (zstd")),
+        "{:?}",
+        reader.notes()
+    );
     let mut cursor = reader.messages(&ReadFilter::all()).unwrap();
     let (mut speeds, mut raws) = (Vec::new(), 0);
     while let Some(m) = cursor.next_message() {
