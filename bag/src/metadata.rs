@@ -700,29 +700,47 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| BagError::io("syncing", dir, e))
 }
 
-/// The parts `dir/metadata.yaml` lists that are stored compressed whole (rosbag2's
-/// `compression_mode: file`), with their compression (`zstd`, `lz4`), in the order listed; none
-/// without a readable index. Judged by each file's first bytes, as the reader judges them. (A
-/// compressed copy the index does not list is not a part.)
-pub(crate) fn listed_compressed(dir: &Path) -> Vec<(String, &'static str)> {
+/// The parts of the directory `dir` stored compressed whole (rosbag2's `compression_mode:
+/// file`), with their compression (`zstd`, `lz4`): those `metadata.yaml` lists, in its order,
+/// then those found on disk by the reader's discovery rule (a decompressed twin of a listed one
+/// aside, see [`twin_of_listed`]). Judged by each file's first bytes, as the reader judges
+/// them, without decompressing anything. For `bag verify` (which checks them through a copy)
+/// and `bag reindex` (which refuses them).
+///
+/// [`twin_of_listed`]: crate::layout::twin_of_listed
+pub(crate) fn stored_compressed_parts(dir: &Path) -> Vec<(String, &'static str)> {
     use std::io::Read;
-    let Ok(metadata) = Metadata::load(&dir.join(METADATA_FILE)) else {
-        return Vec::new();
+    let compression = |name: &str| {
+        let mut magic = Vec::with_capacity(4);
+        crate::layout::open_regular(&dir.join(name))
+            .and_then(|file| file.take(4).read_to_end(&mut magic))
+            .ok()?;
+        crate::layout::whole_file_compression(&magic)
     };
-    let info = &metadata.rosbag2_bagfile_information;
-    let mut seen = std::collections::BTreeSet::new();
-    info.relative_file_paths
-        .iter()
-        .chain(info.files.iter().map(|f| &f.path))
-        .filter(|name| seen.insert(name.as_str()))
-        .filter_map(|name| {
-            let mut magic = Vec::with_capacity(4);
-            crate::layout::open_regular(&dir.join(name))
-                .and_then(|file| file.take(4).read_to_end(&mut magic))
-                .ok()?;
-            let format = crate::layout::whole_file_compression(&magic)?;
-            Some((name.clone(), format))
-        })
+    // The index's names in its order, once each.
+    let mut listed = std::collections::BTreeSet::new();
+    let mut in_order = Vec::new();
+    if let Ok(metadata) = Metadata::load(&dir.join(METADATA_FILE)) {
+        let info = &metadata.rosbag2_bagfile_information;
+        for name in info
+            .relative_file_paths
+            .iter()
+            .chain(info.files.iter().map(|f| &f.path))
+        {
+            if listed.insert(name.clone()) {
+                in_order.push(name.clone());
+            }
+        }
+    }
+    let found = crate::layout::discover_parts(dir).unwrap_or_default();
+    let found = found.into_iter().filter(|name| {
+        !listed.contains(name)
+            && crate::layout::twin_of_listed(name, |n| listed.contains(n)).is_none()
+    });
+    in_order
+        .into_iter()
+        .chain(found)
+        .filter_map(|name| compression(&name).map(|format| (name, format)))
         .collect()
 }
 

@@ -75,8 +75,9 @@ pub fn reindex(dir: &Path) -> Result<ReindexReport> {
     // A bag being written has an open part that only looks torn: repairing it would cut the
     // writer off from its own file.
     crate::writer_lock::ensure_not_being_written(dir)?;
-    // Files stored compressed whole are judged before opening, which would decompress them.
-    if !crate::metadata::listed_compressed(dir).is_empty() {
+    // Files stored compressed whole, listed or found on disk, are judged before opening, which
+    // would decompress them.
+    if !crate::metadata::stored_compressed_parts(dir).is_empty() {
         return Err(BagError::ForeignStorage {
             path: dir.to_path_buf(),
             what: "files stored compressed whole (rosbag2 `compression_mode: file`)",

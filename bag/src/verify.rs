@@ -179,24 +179,18 @@ pub fn verify_path_with(path: &Path, options: &VerifyOptions) -> Result<BagRepor
         crate::BagError::Io { source, .. } => io_err(source),
         other => io_err(std::io::Error::other(other.detail())),
     })?;
-    // Parts the index lists stored compressed whole (rosbag2's `compression_mode: file`), and
-    // those found on disk.
-    let mut compressed = crate::metadata::listed_compressed(path);
-    let listed: std::collections::HashSet<String> =
-        compressed.iter().map(|(name, _)| name.clone()).collect();
+    // Parts stored compressed whole (rosbag2's `compression_mode: file`), listed or found on
+    // disk, judged as the reader judges them; a listed one's decompressed twin is not checked
+    // again (the reader skips it, with a note).
+    let compressed = crate::metadata::stored_compressed_parts(path);
+    let names: std::collections::HashSet<&str> =
+        compressed.iter().map(|(name, _)| name.as_str()).collect();
     let (mut sqlite, mut parts) = (Vec::new(), Vec::new());
     for name in discovered {
-        // The decompressed copy of a listed compressed part holds its messages: checking it
-        // too would count them twice against the index (the reader skips it, with a note).
-        if twin_of_listed(&name, |n| listed.contains(n)).is_some() {
+        if names.contains(name.as_str()) || twin_of_listed(&name, |n| names.contains(n)).is_some() {
             continue;
         }
-        let magic = head(&path.join(&name), 4);
-        if let Some(format) = whole_file_compression(&magic) {
-            if !listed.contains(&name) {
-                compressed.push((name, format));
-            }
-        } else if name.ends_with(".db3") {
+        if name.ends_with(".db3") {
             sqlite.push(name);
         } else {
             parts.push(path.join(name));

@@ -235,6 +235,17 @@ fn a_bag_compressed_file_by_file_reads_and_verifies_and_leaves_no_copy() {
         // with its decompressed twin beside it (`zstd -d` keeps the original), only the twin
         // is read, so no message comes twice.
         std::fs::remove_file(dir.join("metadata.yaml")).unwrap();
+        // reindex refuses it as it refuses a listed one (an index of MCAP storage over
+        // compressed files would mislead rosbag2), and writes nothing.
+        let error = bag::reindex::reindex(&dir).unwrap_err();
+        assert!(
+            matches!(error, bag::BagError::ForeignStorage { .. }),
+            "{format}: {error}"
+        );
+        assert!(
+            !dir.join("metadata.yaml").exists(),
+            "{format}: an index was written"
+        );
         for twin in [false, true] {
             if twin {
                 let copy = dir.join("bag_0.db3");
@@ -292,4 +303,24 @@ fn a_bag_compressed_file_by_file_reads_and_verifies_and_leaves_no_copy() {
     );
     drop(reader);
     assert_eq!(copies(), before, "a copy outlived its reader");
+
+    // In a directory of its own without an index, reindex refuses it (it would write an index
+    // of MCAP storage over a compressed file) and changes nothing.
+    let alone = tmp.path().join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    let stored = std::fs::read(&file).unwrap();
+    std::fs::write(alone.join("ours_0.mcap.zstd"), &stored).unwrap();
+    let error = bag::reindex::reindex(&alone).unwrap_err();
+    assert!(
+        matches!(error, bag::BagError::ForeignStorage { .. }),
+        "{error}"
+    );
+    assert!(
+        !alone.join("metadata.yaml").exists(),
+        "an index was written"
+    );
+    assert_eq!(
+        std::fs::read(alone.join("ours_0.mcap.zstd")).unwrap(),
+        stored
+    );
 }
